@@ -1,0 +1,102 @@
+/**
+ * Typed errors of the reconciler. Every error carries what was being attempted;
+ * the cause is kept on `cause` (Powertools convention).
+ */
+
+/** Base class of every error this project throws on purpose. */
+export class ReconcilerError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ReconcilerError';
+  }
+}
+
+/** A sync must not be retried: log it, acknowledge the message, move on. */
+export class TerminalError extends ReconcilerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TerminalError';
+  }
+}
+
+/** A sync step failed; the message is retried with per-key backoff. */
+export class SyncError extends ReconcilerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SyncError';
+  }
+}
+
+/** An object from the cluster breaks an invariant the API server enforces. */
+export class InvalidObjectError extends ReconcilerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'InvalidObjectError';
+  }
+}
+
+/** The reasons of Kubernetes API errors the sync core branches on. */
+export const ApiErrorReason = {
+  NotFound: 'NotFound',
+  AlreadyExists: 'AlreadyExists',
+  Conflict: 'Conflict',
+  Invalid: 'Invalid',
+  Gone: 'Gone',
+  TooManyRequests: 'TooManyRequests',
+  Unauthorized: 'Unauthorized',
+  Forbidden: 'Forbidden',
+  ServerError: 'ServerError',
+  Unknown: 'Unknown',
+} as const;
+export type ApiErrorReason =
+  (typeof ApiErrorReason)[keyof typeof ApiErrorReason];
+
+/** Status cause upstream ignores on pod create (`v1.NamespaceTerminatingCause`). */
+export const NAMESPACE_TERMINATING_CAUSE = 'NamespaceTerminating';
+
+/** An error answered by the Kubernetes API server, translated by an adapter. */
+export class KubeApiError extends ReconcilerError {
+  readonly reason: ApiErrorReason;
+  readonly statusCode: number;
+  /** `details.causes[].reason` values of the Status object. */
+  readonly causes: readonly string[];
+  /** Seconds the server asked us to wait (Retry-After), if any. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    message: string,
+    fields: {
+      reason: ApiErrorReason;
+      statusCode: number;
+      causes?: readonly string[];
+      retryAfterSeconds?: number;
+    },
+    options?: ErrorOptions
+  ) {
+    super(message, options);
+    this.name = 'KubeApiError';
+    this.reason = fields.reason;
+    this.statusCode = fields.statusCode;
+    this.causes = fields.causes ?? [];
+    this.retryAfterSeconds = fields.retryAfterSeconds;
+  }
+}
+
+/** Returns whether `e` is an API error with the given reason. */
+export const isApiError = (e: unknown, reason: ApiErrorReason): boolean =>
+  e instanceof KubeApiError && e.reason === reason;
+
+/** Returns whether the API refused because the namespace is being deleted. */
+export const hasNamespaceTerminatingCause = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.causes.includes(NAMESPACE_TERMINATING_CAUSE);
+
+/** Narrows an unknown catch value to an Error, wrapping anything else. */
+export function assertIsError(e: unknown): asserts e is Error {
+  if (!(e instanceof Error)) {
+    throw new ReconcilerError(`non-error thrown: ${String(e)}`);
+  }
+}
+
+/** Returns `e` as an Error (non-errors are wrapped). */
+export const toError = (e: unknown): Error =>
+  e instanceof Error ? e : new ReconcilerError(String(e));

@@ -1,0 +1,33 @@
+/**
+ * The one format of a work-queue key: `cluster/namespace/name`. Every
+ * component that produces or consumes keys uses these two functions.
+ */
+import { TerminalError } from './errors.js';
+
+/** A DaemonSet in one registered cluster. */
+export interface DaemonSetKey {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** Returns the key string for a DaemonSet. */
+export const formatDaemonSetKey = (k: DaemonSetKey): string =>
+  `${k.cluster}/${k.namespace}/${k.name}`;
+
+/**
+ * Returns the parts of `cluster/namespace/name`; a malformed key is a
+ * TerminalError (retrying cannot fix it).
+ */
+export const parseDaemonSetKey = (key: string): DaemonSetKey => {
+  const parts = key.split('/');
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p))) {
+    throw new TerminalError(
+      `malformed DaemonSet key ${JSON.stringify(key).slice(0, 300)}: want cluster/namespace/name`
+    );
+  }
+  const [cluster, namespace, name] = parts as [string, string, string];
+  return { cluster, namespace, name };
+};

@@ -1,0 +1,26 @@
+/**
+ * Event reasons of the DaemonSet controller (daemon_controller.go and
+ * controller_utils.go `RealPodControl`), and the planned-event shape planners
+ * return instead of recording events themselves.
+ */
+
+export const EventReason = {
+  /** Empty selector: the DaemonSet would select every pod. */
+  SelectingAll: 'SelectingAll',
+  /** Declared upstream but never emitted there either. */
+  FailedPlacement: 'FailedPlacement',
+  FailedDaemonPod: 'FailedDaemonPod',
+  SucceededDaemonPod: 'SucceededDaemonPod',
+  SuccessfulCreate: 'SuccessfulCreate',
+  FailedCreate: 'FailedCreate',
+  SuccessfulDelete: 'SuccessfulDelete',
+  FailedDelete: 'FailedDelete',
+} as const;
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];
+
+/** An event a planner wants recorded on the DaemonSet. */
+export interface PlannedEvent {
+  type: 'Normal' | 'Warning';
+  reason: EventReason;
+  message: string;
+}

@@ -1,0 +1,85 @@
+/**
+ * Ports the decisions of ControllerRevision history in
+ * pkg/controller/daemon/update.go: `snapshot`'s object, `dedupCurHistories`'
+ * choice of the revision to keep, and `cleanupHistory`'s choice of revisions
+ * to delete.
+ *
+ * Invariants: the kept duplicate has the highest revision (last wins on a
+ * tie); cleanup deletes oldest first and never a revision whose hash a live
+ * pod still carries; the current revision is never in `old`.
+ */
+import { newControllerRef } from './controller-ref.js';
+import { getPatch, revisionHash } from './history.js';
+import type { ControllerRevision, DaemonSet, Pod } from './types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from './types.js';
+
+/** API default of `spec.revisionHistoryLimit`. */
+export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+
+/** Returns the revision object upstream's `snapshot` creates. */
+export const newControllerRevision = (
+  ds: DaemonSet,
+  hash: string,
+  revision: number
+): ControllerRevision => ({
+  apiVersion: 'apps/v1',
+  kind: 'ControllerRevision',
+  metadata: {
+    name: `${ds.metadata?.name}-${hash}`,
+    namespace: ds.metadata?.namespace,
+    labels: {
+      ...ds.spec?.template.metadata?.labels,
+      [CONTROLLER_REVISION_HASH_LABEL]: hash,
+    },
+    ...(ds.metadata?.annotations
+      ? { annotations: { ...ds.metadata.annotations } }
+      : {}),
+    ownerReferences: [newControllerRef(ds)],
+  },
+  data: JSON.parse(getPatch(ds)),
+  revision,
+});
+
+/** Returns the duplicate current revision to keep (highest revision). */
+export const pickRevisionToKeep = (
+  current: readonly ControllerRevision[]
+): ControllerRevision | undefined => {
+  let keep: ControllerRevision | undefined;
+  for (const r of current) {
+    if (keep === undefined || (r.revision ?? 0) >= (keep.revision ?? 0)) {
+      keep = r;
+    }
+  }
+  return keep;
+};
+
+/**
+ * Returns the names of old revisions to delete so at most
+ * `revisionHistoryLimit` remain, oldest first, sparing revisions live pods
+ * still carry (`pods` includes deleted terminal pods, as upstream).
+ */
+export const planCleanupHistory = (
+  ds: DaemonSet,
+  old: readonly ControllerRevision[],
+  pods: readonly Pod[]
+): string[] => {
+  const limit = ds.spec?.revisionHistoryLimit ?? DEFAULT_REVISION_HISTORY_LIMIT;
+  let toKill = old.length - limit;
+  if (toKill <= 0) return [];
+  const liveHashes = new Set(
+    pods
+      .map((p) => p.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '')
+      .filter((h) => h !== '')
+  );
+  const names: string[] = [];
+  const byRevision = [...old].sort(
+    (a, b) => (a.revision ?? 0) - (b.revision ?? 0)
+  );
+  for (const r of byRevision) {
+    if (toKill <= 0) break;
+    if (liveHashes.has(revisionHash(r) ?? '')) continue;
+    names.push(r.metadata?.name ?? '');
+    toKill--;
+  }
+  return names;
+};

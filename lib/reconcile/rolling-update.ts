@@ -1,0 +1,291 @@
+/**
+ * Ports the rolling update planner of pkg/controller/daemon/update.go
+ * (`rollingUpdate`, `updatedDesiredNodeCounts`, `findUpdatedPodsOnNode`) and
+ * the budgets of pkg/controller/daemon/util/daemonset_util.go (`SurgeCount`,
+ * `UnavailableCount`, `AllowsSurge`) with apimachinery's
+ * `GetScaledValueFromIntOrPercent`.
+ *
+ * Assumptions: runs only with satisfied expectations after `manage`; the
+ * manage loop prunes duplicates, creates missing pods and handles failed pods.
+ * Invariants (no surge): never more than maxUnavailable nodes without an
+ * available pod because of this planner; unavailable old pods are replaced
+ * regardless of the budget. (surge): at most maxSurge extra pods for
+ * available old pods; an old pod is deleted only once its node's new pod is
+ * available; pods on nodes that should no longer run are deleted only while
+ * availability stays above desired.
+ *
+ * Node order: upstream iterates a Go map (random order); we iterate nodes in
+ * the node list's order, then nodes missing from it.
+ */
+import { InvalidObjectError, SyncError } from '../errors.js';
+import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import {
+  getTemplateGeneration,
+  isDeleting,
+  isPodAvailable,
+  isPodUpdated,
+  podName,
+} from './pod-util.js';
+import type { DaemonSet, Node, Pod } from './types.js';
+
+type IntOrString = number | string;
+
+/**
+ * Returns an int-or-percent scaled against `total` (percent rounded up), as
+ * `intstr.GetScaledValueFromIntOrPercent(v, total, true)`.
+ */
+export const getScaledValueFromIntOrPercent = (
+  value: IntOrString | undefined,
+  total: number
+): number => {
+  if (value === undefined || value === null) {
+    throw new InvalidObjectError('nil value for IntOrString');
+  }
+  if (typeof value === 'number') return value;
+  const match = /^(-?\d+)%$/.exec(value);
+  if (match === null) {
+    throw new InvalidObjectError(
+      `invalid value for IntOrString: invalid type: string is not a percentage: ${value}`
+    );
+  }
+  return Math.ceil((Number(match[1]) * total) / 100);
+};
+
+const rollingUpdateOf = (ds: DaemonSet) =>
+  ds.spec?.updateStrategy?.type === 'RollingUpdate'
+    ? ds.spec.updateStrategy.rollingUpdate
+    : undefined;
+
+/** Returns maxSurge scaled to `numberToSchedule` (0 unless RollingUpdate). */
+export const surgeCount = (ds: DaemonSet, numberToSchedule: number): number => {
+  const r = rollingUpdateOf(ds);
+  if (r?.maxSurge === undefined || r.maxSurge === null) return 0;
+  return getScaledValueFromIntOrPercent(r.maxSurge, numberToSchedule);
+};
+
+/** Returns maxUnavailable scaled to `numberToSchedule` (0 unless RollingUpdate). */
+export const unavailableCount = (
+  ds: DaemonSet,
+  numberToSchedule: number
+): number => {
+  const r = rollingUpdateOf(ds);
+  if (r === undefined || r === null) return 0;
+  return getScaledValueFromIntOrPercent(r.maxUnavailable, numberToSchedule);
+};
+
+/** Returns whether the DaemonSet's strategy allows surge pods. */
+export const allowsSurge = (ds: DaemonSet): boolean => {
+  try {
+    return surgeCount(ds, 1) > 0;
+  } catch {
+    return false;
+  }
+};
+
+/** The budgets of one rolling update pass. */
+export interface UpdateBudget {
+  maxSurge: number;
+  maxUnavailable: number;
+  desiredNumberScheduled: number;
+  /** `nodeToDaemonPods` plus an empty entry for each node that should run. */
+  nodeToDaemonPods: Map<string, readonly Pod[]>;
+}
+
+/** Returns the budgets and node map of upstream `updatedDesiredNodeCounts`. */
+export const updatedDesiredNodeCounts = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>
+): UpdateBudget => {
+  const withEmpty = new Map<string, readonly Pod[]>();
+  let desired = 0;
+  for (const node of nodes) {
+    const name = node.metadata?.name ?? '';
+    if (!nodeShouldRunDaemonPod(node, ds).shouldRun) continue;
+    desired++;
+    withEmpty.set(name, nodeToDaemonPods.get(name) ?? []);
+  }
+  for (const [name, pods] of nodeToDaemonPods) {
+    if (!withEmpty.has(name)) withEmpty.set(name, pods);
+  }
+  let maxUnavailable: number;
+  let maxSurge: number;
+  try {
+    maxUnavailable = unavailableCount(ds, desired);
+    maxSurge = surgeCount(ds, desired);
+  } catch (cause) {
+    throw new InvalidObjectError(
+      `invalid value for MaxUnavailable or MaxSurge of DaemonSet ${ds.metadata?.namespace}/${ds.metadata?.name}`,
+      { cause }
+    );
+  }
+  // An impossible configuration (both 0) falls back to unavailable = 1.
+  if (desired > 0 && maxUnavailable === 0 && maxSurge === 0) maxUnavailable = 1;
+  return {
+    maxSurge,
+    maxUnavailable,
+    desiredNumberScheduled: desired,
+    nodeToDaemonPods: withEmpty,
+  };
+};
+
+/** The current and outdated pod of one node (`findUpdatedPodsOnNode`). */
+export interface UpdatedPodsOnNode {
+  newPod?: Pod;
+  oldPod?: Pod;
+  /** false when the node has more than one new or more than one old pod. */
+  ok: boolean;
+}
+
+/** Returns the node's new and old pod, ignoring pods being deleted. */
+export const findUpdatedPodsOnNode = (
+  ds: DaemonSet,
+  podsOnNode: readonly Pod[],
+  hash: string
+): UpdatedPodsOnNode => {
+  const generation = getTemplateGeneration(ds);
+  let newPod: Pod | undefined;
+  let oldPod: Pod | undefined;
+  for (const pod of podsOnNode) {
+    if (isDeleting(pod)) continue;
+    if (isPodUpdated(pod, hash, generation)) {
+      if (newPod !== undefined) return { ok: false };
+      newPod = pod;
+    } else {
+      if (oldPod !== undefined) return { ok: false };
+      oldPod = pod;
+    }
+  }
+  return { newPod, oldPod, ok: true };
+};
+
+/** What one rolling update pass deletes and creates. */
+export interface RollingUpdatePlan {
+  podsToDelete: string[];
+  nodesNeedingDaemonPods: string[];
+}
+
+const clamp = (n: number, max: number): number => Math.min(Math.max(n, 0), max);
+
+const planWithoutSurge = (
+  ds: DaemonSet,
+  budget: UpdateBudget,
+  hash: string,
+  nowMs: number
+): RollingUpdatePlan => {
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  let numUnavailable = 0;
+  const allowedReplacementPods: string[] = [];
+  const candidatePodsToDelete: string[] = [];
+  for (const pods of budget.nodeToDaemonPods.values()) {
+    const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);
+    if (!ok || (oldPod === undefined) === (newPod === undefined)) {
+      // manage() prunes, creates or deletes here; count it as unavailable.
+      numUnavailable++;
+    } else if (newPod !== undefined) {
+      if (!isPodAvailable(newPod, minReady, nowMs)) numUnavailable++;
+    } else if (oldPod !== undefined) {
+      if (!isPodAvailable(oldPod, minReady, nowMs)) {
+        allowedReplacementPods.push(podName(oldPod));
+        numUnavailable++;
+      } else if (numUnavailable < budget.maxUnavailable) {
+        candidatePodsToDelete.push(podName(oldPod));
+      }
+    }
+  }
+  const remaining = clamp(
+    budget.maxUnavailable - numUnavailable,
+    candidatePodsToDelete.length
+  );
+  return {
+    podsToDelete: [
+      ...allowedReplacementPods,
+      ...candidatePodsToDelete.slice(0, remaining),
+    ],
+    nodesNeedingDaemonPods: [],
+  };
+};
+
+const planWithSurge = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  budget: UpdateBudget,
+  hash: string,
+  nowMs: number
+): RollingUpdatePlan => {
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  const shouldRunOn = (nodeName: string): boolean => {
+    const node = nodesByName.get(nodeName);
+    if (node === undefined) {
+      throw new SyncError(`couldn't get node for nodeName "${nodeName}"`);
+    }
+    return nodeShouldRunDaemonPod(node, ds).shouldRun;
+  };
+  const oldPodsToDelete: string[] = [];
+  const shouldNotRunPodsToDelete: string[] = [];
+  const candidateNewNodes: string[] = [];
+  const allowedNewNodes: string[] = [];
+  let numSurge = 0;
+  let numAvailable = 0;
+  for (const [nodeName, pods] of budget.nodeToDaemonPods) {
+    const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);
+    if (!ok) {
+      numSurge++;
+      continue;
+    }
+    const counted = oldPod ?? newPod;
+    if (counted !== undefined && isPodAvailable(counted, minReady, nowMs)) {
+      numAvailable++;
+    }
+    if (oldPod === undefined) continue;
+    if (newPod === undefined) {
+      if (!isPodAvailable(oldPod, minReady, nowMs)) {
+        if (shouldRunOn(nodeName)) allowedNewNodes.push(nodeName);
+        else oldPodsToDelete.push(podName(oldPod));
+      } else if (!shouldRunOn(nodeName)) {
+        shouldNotRunPodsToDelete.push(podName(oldPod));
+      } else if (numSurge < budget.maxSurge) {
+        candidateNewNodes.push(nodeName);
+      }
+    } else if (!isPodAvailable(newPod, minReady, nowMs)) {
+      numSurge++;
+    } else {
+      oldPodsToDelete.push(podName(oldPod));
+    }
+  }
+  const remainingSurge = clamp(
+    budget.maxSurge - numSurge,
+    candidateNewNodes.length
+  );
+  // Pods on nodes that should no longer run them go only while enough others
+  // stay available (kubernetes/kubernetes#113594).
+  const deletable = clamp(
+    numAvailable - budget.desiredNumberScheduled,
+    shouldNotRunPodsToDelete.length
+  );
+  return {
+    podsToDelete: [
+      ...oldPodsToDelete,
+      ...shouldNotRunPodsToDelete.slice(0, deletable),
+    ],
+    nodesNeedingDaemonPods: [
+      ...allowedNewNodes,
+      ...candidateNewNodes.slice(0, remainingSurge),
+    ],
+  };
+};
+
+/** Returns the pods to delete and nodes to surge onto (upstream `rollingUpdate`). */
+export const planRollingUpdate = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
+  hash: string,
+  nowMs: number
+): RollingUpdatePlan => {
+  const budget = updatedDesiredNodeCounts(ds, nodes, nodeToDaemonPods);
+  return budget.maxSurge === 0
+    ? planWithoutSurge(ds, budget, hash, nowMs)
+    : planWithSurge(ds, nodes, budget, hash, nowMs);
+};

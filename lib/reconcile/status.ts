@@ -1,0 +1,109 @@
+/**
+ * Ports the counting half of `updateDaemonSetStatus` and the skip rule of
+ * `storeDaemonSetStatus` (pkg/controller/daemon/daemon_controller.go).
+ *
+ * Invariants: counts come from the oldest pod per node (so a surging node
+ * counts as updated only once its old pod is gone); pods on nodes missing
+ * from the node list are ignored; `observedGeneration` moves only when the
+ * caller says expectations were satisfied; `conditions` and `collisionCount`
+ * are never touched here.
+ */
+import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import {
+  getTemplateGeneration,
+  isPodAvailable,
+  isPodReady,
+  isPodUpdated,
+  sortByCreationTimestampAndPhase,
+} from './pod-util.js';
+import type { DaemonSet, DaemonSetStatus, Node, Pod } from './types.js';
+
+/** The seven counters the controller owns. */
+export interface StatusCounters {
+  desiredNumberScheduled: number;
+  currentNumberScheduled: number;
+  numberMisscheduled: number;
+  numberReady: number;
+  updatedNumberScheduled: number;
+  numberAvailable: number;
+  numberUnavailable: number;
+}
+
+/** Returns the status counters for the DaemonSet (upstream's node loop). */
+export const calculateStatus = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
+  hash: string,
+  nowMs: number
+): StatusCounters => {
+  const minReady = ds.spec?.minReadySeconds ?? 0;
+  const generation = getTemplateGeneration(ds);
+  const c: StatusCounters = {
+    desiredNumberScheduled: 0,
+    currentNumberScheduled: 0,
+    numberMisscheduled: 0,
+    numberReady: 0,
+    updatedNumberScheduled: 0,
+    numberAvailable: 0,
+    numberUnavailable: 0,
+  };
+  for (const node of nodes) {
+    const pods = nodeToDaemonPods.get(node.metadata?.name ?? '') ?? [];
+    if (!nodeShouldRunDaemonPod(node, ds).shouldRun) {
+      if (pods.length > 0) c.numberMisscheduled++;
+      continue;
+    }
+    c.desiredNumberScheduled++;
+    const [oldest] = sortByCreationTimestampAndPhase(pods);
+    if (oldest === undefined) continue;
+    c.currentNumberScheduled++;
+    if (isPodReady(oldest)) {
+      c.numberReady++;
+      if (isPodAvailable(oldest, minReady, nowMs)) c.numberAvailable++;
+    }
+    if (isPodUpdated(oldest, hash, generation)) c.updatedNumberScheduled++;
+  }
+  c.numberUnavailable = c.desiredNumberScheduled - c.numberAvailable;
+  return c;
+};
+
+const COUNTER_KEYS = [
+  'desiredNumberScheduled',
+  'currentNumberScheduled',
+  'numberMisscheduled',
+  'numberReady',
+  'updatedNumberScheduled',
+  'numberAvailable',
+  'numberUnavailable',
+] as const;
+
+/**
+ * Returns whether the stored status already says all this and has observed
+ * the current generation, so no write is needed.
+ */
+export const isStatusUpToDate = (
+  ds: DaemonSet,
+  counters: StatusCounters
+): boolean =>
+  COUNTER_KEYS.every((k) => (ds.status?.[k] ?? 0) === counters[k]) &&
+  (ds.status?.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 0);
+
+/**
+ * Returns a copy of `ds` carrying the counters, and `observedGeneration` when
+ * one is given (upstream sets it to the synced object's generation).
+ */
+export const withStatus = (
+  ds: DaemonSet,
+  counters: StatusCounters,
+  observedGeneration: number | undefined
+): DaemonSet => {
+  const status: DaemonSetStatus = {
+    ...structuredClone(ds.status),
+    ...counters,
+  };
+  if (observedGeneration !== undefined) {
+    status.observedGeneration = observedGeneration;
+  }
+  return { ...structuredClone(ds), status };
+};

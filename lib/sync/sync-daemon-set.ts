@@ -1,0 +1,149 @@
+/**
+ * The one orchestrator: upstream `syncDaemonSet` and `updateDaemonSet`
+ * (pkg/controller/daemon/daemon_controller.go), in upstream's order —
+ * read → history → (expectations unmet ⇒ status only) → manage →
+ * rollingUpdate → cleanupHistory → status. It never asks which event woke it.
+ */
+import { ApiErrorReason, isApiError, toError } from '../errors.js';
+import { parseDaemonSetKey } from '../keys.js';
+import { EventReason } from '../reconcile/events.js';
+import { isEmptyLabelSelector } from '../reconcile/label-selector.js';
+import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
+import { planManage } from '../reconcile/pods-should-be-on-node.js';
+import { planRollingUpdate } from '../reconcile/rolling-update.js';
+import type { ControllerRevision, Node } from '../reconcile/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/types.js';
+import { loadFailedPodBackoff, saveFailedPodBackoff } from './backoff.js';
+import { getDaemonPods } from './claim.js';
+import { cleanupHistory, constructHistory } from './construct-history.js';
+import type { SyncContext, SyncDeps } from './context.js';
+import { syncNodes } from './sync-nodes.js';
+import { updateDaemonSetStatus } from './update-status.js';
+
+/** What the queue should do after a successful sync. */
+export interface SyncResult {
+  /** Sync this key again after this many milliseconds. */
+  requeueAfterMs?: number;
+}
+
+const minDefined = (
+  a: number | undefined,
+  b: number | undefined
+): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
+
+/** Runs `manage`; returns the requeue delay failed-pod backoff asks for. */
+const manage = async (
+  ctx: SyncContext,
+  nodes: readonly Node[],
+  hash: string
+): Promise<number | undefined> => {
+  const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), false);
+  const input = {
+    ds: ctx.ds,
+    hash,
+    nodeToDaemonPods: byNode,
+    nowMs: ctx.deps.clock.now(),
+    backoff: await loadFailedPodBackoff(ctx, nodes, byNode),
+  };
+  const plan = planManage(nodes, input);
+  await saveFailedPodBackoff(ctx, plan.backoffUpdates);
+  for (const e of plan.events) {
+    await ctx.deps.events.record(ctx.ds, e.type, e.reason, e.message);
+  }
+  await syncNodes(ctx, plan.podsToDelete, plan.nodesNeedingDaemonPods, hash);
+  return plan.requeueAfterMs;
+};
+
+/** Upstream `updateDaemonSet`: manage, then roll, then prune history. */
+const updateDaemonSet = async (
+  ctx: SyncContext,
+  nodes: readonly Node[],
+  hash: string,
+  old: readonly ControllerRevision[]
+): Promise<number | undefined> => {
+  const requeueAfterMs = await manage(ctx, nodes, hash);
+  // Roll only when manage() had nothing in flight.
+  if (
+    (await ctx.deps.expectations.satisfiedExpectations(ctx.key)) &&
+    ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate'
+  ) {
+    const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), false);
+    const plan = planRollingUpdate(
+      ctx.ds,
+      nodes,
+      byNode,
+      hash,
+      ctx.deps.clock.now()
+    );
+    await syncNodes(ctx, plan.podsToDelete, plan.nodesNeedingDaemonPods, hash);
+  }
+  await cleanupHistory(ctx, old);
+  return requeueAfterMs;
+};
+
+/**
+ * Reconciles one DaemonSet, named by its key `cluster/namespace/name`, with
+ * the ports of that cluster. Throws to ask for a retry with backoff; a
+ * `TerminalError` means the key can never succeed.
+ *
+ * @example
+ * const result = await syncDaemonSet('prod/kube-system/node-agent', deps);
+ * if (result.requeueAfterMs) queue.addAfter(key, result.requeueAfterMs);
+ */
+export const syncDaemonSet = async (
+  key: string,
+  deps: SyncDeps
+): Promise<SyncResult> => {
+  const dsKey = parseDaemonSetKey(key);
+  const ds = await deps.reader.getDaemonSet(dsKey.namespace, dsKey.name);
+  if (ds === undefined) {
+    deps.logger.debug('DaemonSet not found, dropping expectations');
+    await deps.expectations.deleteExpectations(key);
+    return {};
+  }
+  const ctx: SyncContext = { key, dsKey, ds, deps };
+  const nodes = await deps.reader.listNodes();
+  if (isEmptyLabelSelector(ds.spec?.selector)) {
+    await deps.events.record(
+      ds,
+      'Warning',
+      EventReason.SelectingAll,
+      'This daemon set is selecting all pods. A non-empty selector is required.'
+    );
+    return {};
+  }
+  if (ds.metadata?.deletionTimestamp) return {};
+
+  const { cur, old } = await constructHistory(ctx);
+  const hash = cur.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
+
+  if (!(await deps.expectations.satisfiedExpectations(key))) {
+    const requeueAfterMs = await updateDaemonSetStatus(ctx, nodes, hash, false);
+    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  }
+
+  let syncErr: Error | undefined;
+  let requeueAfterMs: number | undefined;
+  try {
+    requeueAfterMs = await updateDaemonSet(ctx, nodes, hash, old);
+  } catch (e) {
+    syncErr = toError(e);
+  }
+  // Status is written even when pod operations failed (upstream
+  // TestUpdateStatusDespitePodCreationFailure); the sync error wins.
+  try {
+    requeueAfterMs = minDefined(
+      requeueAfterMs,
+      await updateDaemonSetStatus(ctx, nodes, hash, true)
+    );
+  } catch (statusErr) {
+    if (syncErr === undefined) throw statusErr;
+    deps.logger.warn('status update failed after a failed sync', {
+      error: toError(statusErr).message,
+      notFound: isApiError(statusErr, ApiErrorReason.NotFound),
+    });
+  }
+  if (syncErr !== undefined) throw syncErr;
+  return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+};

@@ -1,0 +1,131 @@
+/**
+ * Creates and deletes daemon pods for a plan, as upstream `syncNodes`
+ * (pkg/controller/daemon/daemon_controller.go): expectations set before any
+ * call, at most BURST_REPLICAS of each, creates in slow-start batches, failed
+ * calls lowering expectations, errors aggregated.
+ */
+import {
+  ApiErrorReason,
+  hasNamespaceTerminatingCause,
+  isApiError,
+  toError,
+} from '../errors.js';
+import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
+import { getTemplateGeneration } from '../reconcile/pod-util.js';
+import {
+  BURST_REPLICAS,
+  slowStartBatchSizes,
+} from '../reconcile/slow-start.js';
+import type { PodTemplateSpec } from '../reconcile/types.js';
+import type { SyncContext } from './context.js';
+
+/** What one `syncNodes` call did. */
+export interface SyncNodesResult {
+  created: number;
+  deleted: number;
+}
+
+const createPods = async (
+  ctx: SyncContext,
+  nodeNames: readonly string[],
+  hash: string,
+  errors: Error[]
+): Promise<number> => {
+  const { ds, deps, key } = ctx;
+  const namespace = ctx.dsKey.namespace;
+  const template = createPodTemplate(
+    ds.spec?.template as PodTemplateSpec,
+    getTemplateGeneration(ds),
+    hash
+  );
+  let pos = 0;
+  let created = 0;
+  for (const batch of slowStartBatchSizes(nodeNames.length)) {
+    const errorCount = errors.length;
+    const results = await Promise.allSettled(
+      nodeNames
+        .slice(pos, pos + batch)
+        .map((node) =>
+          deps.podControl.createPod(
+            namespace,
+            newDaemonPod(template, ds, node),
+            ds
+          )
+        )
+    );
+    for (const r of results) {
+      if (r.status === 'fulfilled') {
+        created++;
+      } else if (!hasNamespaceTerminatingCause(r.reason)) {
+        // A namespace being torn down fails every create; upstream leaves
+        // those expectations to time out.
+        await deps.expectations.creationObserved(key);
+        errors.push(toError(r.reason));
+      }
+    }
+    pos += batch;
+    const skipped = nodeNames.length - pos;
+    if (errors.length > errorCount && skipped > 0) {
+      deps.logger.info('slow-start failure, skipping creation of pods', {
+        skipped,
+      });
+      await deps.expectations.lowerExpectations(key, skipped, 0);
+      break;
+    }
+  }
+  return created;
+};
+
+const deletePods = async (
+  ctx: SyncContext,
+  podNames: readonly string[],
+  errors: Error[]
+): Promise<number> => {
+  const { ds, deps, key } = ctx;
+  const results = await Promise.allSettled(
+    podNames.map((name) =>
+      deps.podControl.deletePod(ctx.dsKey.namespace, name, ds)
+    )
+  );
+  let deleted = 0;
+  for (const r of results) {
+    if (r.status === 'fulfilled') {
+      deleted++;
+      continue;
+    }
+    await deps.expectations.deletionObserved(key);
+    if (!isApiError(r.reason, ApiErrorReason.NotFound)) {
+      errors.push(toError(r.reason));
+    }
+  }
+  return deleted;
+};
+
+/**
+ * Creates pods on `nodesNeedingDaemonPods` and deletes `podsToDelete`;
+ * throws an AggregateError of every failed call.
+ */
+export const syncNodes = async (
+  ctx: SyncContext,
+  podsToDelete: readonly string[],
+  nodesNeedingDaemonPods: readonly string[],
+  hash: string
+): Promise<SyncNodesResult> => {
+  const toCreate = nodesNeedingDaemonPods.slice(0, BURST_REPLICAS);
+  const toDelete = podsToDelete.slice(0, BURST_REPLICAS);
+  await ctx.deps.expectations.setExpectations(
+    ctx.key,
+    toCreate.length,
+    toDelete.length
+  );
+  const errors: Error[] = [];
+  const created = await createPods(ctx, toCreate, hash, errors);
+  const deleted = await deletePods(ctx, toDelete, errors);
+  if (errors.length > 0) {
+    throw new AggregateError(
+      errors,
+      `syncing pods of DaemonSet ${ctx.key}: ${errors.map((e) => e.message).join('; ')}`
+    );
+  }
+  return { created, deleted };
+};

@@ -1,0 +1,15 @@
+import type { EventRecorder, EventType } from '#lib/ports.js';
+import type { DaemonSet } from '#lib/reconcile/types.js';
+
+/** Records events like upstream's `record.FakeRecorder`. */
+export class FakeEventRecorder implements EventRecorder {
+  events: { type: EventType; reason: string; message: string }[] = [];
+  async record(
+    _object: DaemonSet,
+    type: EventType,
+    reason: string,
+    message: string
+  ): Promise<void> {
+    this.events.push({ type, reason, message });
+  }
+}
