@@ -46,6 +46,8 @@ export const ApiErrorReason = {
   Unauthorized: 'Unauthorized',
   Forbidden: 'Forbidden',
   ServerError: 'ServerError',
+  /** No HTTP answer: connection refused, reset, TLS failure or timeout. */
+  Unreachable: 'Unreachable',
   Unknown: 'Unknown',
 } as const;
 export type ApiErrorReason =

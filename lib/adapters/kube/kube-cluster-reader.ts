@@ -1,0 +1,77 @@
+/**
+ * ClusterReader over the API server. Every read is a quorum read (no
+ * `resourceVersion`), so a sync never acts on data older than its own
+ * previous writes; lists are paginated (500 per page). Cheaper reads (watch
+ * cache, a warm container's cache) are layered on top by the runtime.
+ */
+import { ApiErrorReason, isApiError } from '../../errors.js';
+import type { ClusterReader } from '../../ports.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Node,
+  Pod,
+} from '../../reconcile/types.js';
+import type { KubeHttp } from './kube-http.js';
+import { paths } from './paths.js';
+
+const orUndefined = async <T>(read: Promise<T>): Promise<T | undefined> => {
+  try {
+    return await read;
+  } catch (e) {
+    if (isApiError(e, ApiErrorReason.NotFound)) return undefined;
+    throw e;
+  }
+};
+
+/** Reads DaemonSets, nodes, pods and revisions of one cluster. */
+export class KubeClusterReader implements ClusterReader {
+  readonly #http: KubeHttp;
+
+  constructor({ http }: { http: KubeHttp }) {
+    this.#http = http;
+  }
+
+  getDaemonSet(namespace: string, name: string) {
+    return orUndefined(
+      this.#http.request<DaemonSet>(
+        `get daemonset ${namespace}/${name}`,
+        'GET',
+        paths.daemonSet(namespace, name)
+      )
+    );
+  }
+
+  getDaemonSetFresh(namespace: string, name: string) {
+    return this.getDaemonSet(namespace, name);
+  }
+
+  listNodes() {
+    return this.#http.list<Node>('list nodes', paths.nodes());
+  }
+
+  /** Lists every pod of the namespace (owned, orphaned and others). */
+  listPods(namespace: string, _ownerUid: string) {
+    return this.#http.list<Pod>(
+      `list pods in ${namespace}`,
+      paths.pods(namespace)
+    );
+  }
+
+  listControllerRevisions(namespace: string) {
+    return this.#http.list<ControllerRevision>(
+      `list controllerrevisions in ${namespace}`,
+      paths.revisions(namespace)
+    );
+  }
+
+  getControllerRevisionFresh(namespace: string, name: string) {
+    return orUndefined(
+      this.#http.request<ControllerRevision>(
+        `get controllerrevision ${namespace}/${name}`,
+        'GET',
+        paths.revision(namespace, name)
+      )
+    );
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Translates Kubernetes API answers into the typed errors of lib/errors.ts.
+ * Only this folder sees HTTP status codes and Status bodies.
+ */
+import {
+  ApiErrorReason,
+  KubeApiError,
+  NAMESPACE_TERMINATING_CAUSE,
+} from '../../errors.js';
+
+interface StatusBody {
+  kind?: string;
+  message?: string;
+  reason?: string;
+  details?: { causes?: { reason?: string }[]; retryAfterSeconds?: number };
+}
+
+const reasonFor = (status: number, body: StatusBody): ApiErrorReason => {
+  switch (status) {
+    case 401:
+      return ApiErrorReason.Unauthorized;
+    case 403:
+      return ApiErrorReason.Forbidden;
+    case 404:
+      return ApiErrorReason.NotFound;
+    case 409:
+      return body.reason === 'AlreadyExists'
+        ? ApiErrorReason.AlreadyExists
+        : ApiErrorReason.Conflict;
+    case 410:
+      return ApiErrorReason.Gone;
+    case 422:
+      return ApiErrorReason.Invalid;
+    case 429:
+      return ApiErrorReason.TooManyRequests;
+    default:
+      return status >= 500
+        ? ApiErrorReason.ServerError
+        : ApiErrorReason.Unknown;
+  }
+};
+
+const parseStatus = (text: string): StatusBody => {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null
+      ? (parsed as StatusBody)
+      : {};
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * Returns the typed error for a non-2xx answer to `what` (e.g.
+ * `create pod kube-system/agent-`).
+ */
+export const apiErrorFromResponse = (
+  what: string,
+  status: number,
+  bodyText: string,
+  retryAfterHeader: string | undefined
+): KubeApiError => {
+  const body = parseStatus(bodyText);
+  const causes = (body.details?.causes ?? [])
+    .map((c) => c.reason ?? '')
+    .filter((r) => r !== '');
+  // The namespace lifecycle admission answers 403 with this cause.
+  if (body.reason === NAMESPACE_TERMINATING_CAUSE) {
+    causes.push(NAMESPACE_TERMINATING_CAUSE);
+  }
+  const retryAfter = Number(
+    retryAfterHeader ?? body.details?.retryAfterSeconds
+  );
+  return new KubeApiError(
+    `${what}: ${status} ${body.reason ?? ''} ${body.message ?? bodyText.slice(0, 200)}`.trim(),
+    {
+      reason: reasonFor(status, body),
+      statusCode: status,
+      causes,
+      ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+    }
+  );
+};
+
+/** Returns the typed error for a request that got no HTTP answer. */
+export const apiErrorFromNetwork = (what: string, cause: Error): KubeApiError =>
+  new KubeApiError(
+    `${what}: ${cause.message}`,
+    { reason: ApiErrorReason.Unreachable, statusCode: 0 },
+    { cause }
+  );

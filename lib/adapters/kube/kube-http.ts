@@ -1,0 +1,172 @@
+/**
+ * A small JSON-over-HTTPS client for the Kubernetes API. Credentials, CA and
+ * TLS settings come from `@kubernetes/client-node`'s KubeConfig; requests and
+ * answers stay raw JSON so the sync core sees objects exactly as the server
+ * sent them (unknown fields included: ControllerRevision data depends on it)
+ * and request bodies can be byte-exact.
+ */
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ReconcilerError } from '../../errors.js';
+import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
+
+export type ContentType =
+  | 'application/json'
+  | 'application/strategic-merge-patch+json'
+  | 'application/merge-patch+json';
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  /** A JSON text, sent verbatim. */
+  body?: string;
+  contentType?: ContentType;
+}
+
+/** Counters a sync or a benchmark reads. */
+export interface HttpStats {
+  requests: number;
+  bytesRead: number;
+  bytesWritten: number;
+}
+
+/** Raw JSON requests against the current context of a KubeConfig. */
+export class KubeHttp {
+  readonly stats: HttpStats = { requests: 0, bytesRead: 0, bytesWritten: 0 };
+  readonly #kubeConfig: KubeConfig;
+  readonly #server: URL;
+  readonly #timeoutMs: number;
+  #agent: https.Agent | undefined;
+
+  constructor({
+    kubeConfig,
+    timeoutMs = 30_000,
+  }: {
+    kubeConfig: KubeConfig;
+    timeoutMs?: number;
+  }) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (cluster === null) {
+      throw new ReconcilerError('kubeconfig has no current cluster');
+    }
+    if (cluster.skipTLSVerify) {
+      throw new ReconcilerError(
+        `cluster ${cluster.name}: insecure-skip-tls-verify is refused; give its CA instead`
+      );
+    }
+    this.#kubeConfig = kubeConfig;
+    this.#server = new URL(cluster.server);
+    if (this.#server.protocol !== 'https:') {
+      throw new ReconcilerError(
+        `cluster ${cluster.name}: the API server must be reached over https`
+      );
+    }
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** Closes idle connections. */
+  close(): void {
+    this.#agent?.destroy();
+  }
+
+  async #options(): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = { headers: {} };
+    await this.#kubeConfig.applyToHTTPSOptions(opts);
+    this.#agent ??= new https.Agent({
+      keepAlive: true,
+      maxSockets: 32,
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      servername: opts.servername,
+    });
+    return { ...opts, agent: this.#agent, rejectUnauthorized: true };
+  }
+
+  /**
+   * Sends one request and returns the parsed JSON answer; non-2xx answers
+   * and network failures throw KubeApiError. `what` names the operation in
+   * errors and never carries credentials.
+   */
+  async request<T = unknown>(
+    what: string,
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    options: RequestOptions = {}
+  ): Promise<T> {
+    const url = new URL(path, this.#server);
+    for (const [k, v] of Object.entries(options.query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    const base = await this.#options();
+    const headers: Record<string, string> = {
+      ...(base.headers as Record<string, string>),
+      Accept: 'application/json',
+      'User-Agent': 'serverless-daemonset-reconciler',
+    };
+    if (options.body !== undefined) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+    }
+    this.stats.requests++;
+    const { status, text, retryAfter } = await new Promise<{
+      status: number;
+      text: string;
+      retryAfter: string | undefined;
+    }>((resolve, reject) => {
+      const req = https.request(
+        url,
+        { ...base, method, headers, timeout: this.#timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => {
+            chunks.push(c);
+            this.stats.bytesRead += c.length;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+              retryAfter: res.headers['retry-after'],
+            })
+          );
+          res.on('error', reject);
+        }
+      );
+      req.on('timeout', () =>
+        req.destroy(new Error(`timed out after ${this.#timeoutMs} ms`))
+      );
+      req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
+      if (options.body !== undefined) {
+        this.stats.bytesWritten += Buffer.byteLength(options.body);
+        req.end(options.body);
+      } else {
+        req.end();
+      }
+    });
+    if (status < 200 || status > 299) {
+      throw apiErrorFromResponse(what, status, text, retryAfter);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Returns every item of a list, following `continue` tokens. */
+  async list<T>(
+    what: string,
+    path: string,
+    query: Record<string, string | number | undefined> = {},
+    pageSize = 500
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.request<{
+        items?: T[];
+        metadata?: { continue?: string };
+      }>(what, 'GET', path, {
+        query: { ...query, limit: pageSize, continue: token },
+      });
+      items.push(...(page.items ?? []));
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return items;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * PodControl over the API server, with the events upstream's
+ * `RealPodControl` records (pkg/controller/controller_utils.go).
+ */
+import {
+  ApiErrorReason,
+  hasNamespaceTerminatingCause,
+  isApiError,
+  ReconcilerError,
+  toError,
+} from '../../errors.js';
+import type { EventRecorder, Patch, PodControl } from '../../ports.js';
+import { EventReason } from '../../reconcile/events.js';
+import type { DaemonSet, Pod } from '../../reconcile/types.js';
+import type { KubeHttp } from './kube-http.js';
+import { paths } from './paths.js';
+
+export const patchContentType = (patch: Patch) =>
+  patch.type === 'strategic'
+    ? ('application/strategic-merge-patch+json' as const)
+    : ('application/merge-patch+json' as const);
+
+/** Creates, deletes and patches pods; records create/delete events. */
+export class KubePodControl implements PodControl {
+  readonly #http: KubeHttp;
+  readonly #events: EventRecorder;
+
+  constructor({ http, events }: { http: KubeHttp; events: EventRecorder }) {
+    this.#http = http;
+    this.#events = events;
+  }
+
+  async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
+    if (Object.keys(pod.metadata?.labels ?? {}).length === 0) {
+      throw new ReconcilerError('unable to create pods, no labels');
+    }
+    try {
+      const created = await this.#http.request<Pod>(
+        `create pod in ${namespace}`,
+        'POST',
+        paths.pods(namespace),
+        { body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod }) }
+      );
+      await this.#events.record(
+        owner,
+        'Normal',
+        EventReason.SuccessfulCreate,
+        `Created pod: ${created.metadata?.name}`
+      );
+    } catch (e) {
+      if (!hasNamespaceTerminatingCause(e)) {
+        await this.#events.record(
+          owner,
+          'Warning',
+          EventReason.FailedCreate,
+          `Error creating: ${toError(e).message}`
+        );
+      }
+      throw e;
+    }
+  }
+
+  async deletePod(namespace: string, name: string, owner: DaemonSet) {
+    try {
+      await this.#http.request(
+        `delete pod ${namespace}/${name}`,
+        'DELETE',
+        paths.pod(namespace, name)
+      );
+    } catch (e) {
+      if (!isApiError(e, ApiErrorReason.NotFound)) {
+        await this.#events.record(
+          owner,
+          'Warning',
+          EventReason.FailedDelete,
+          `Error deleting: ${toError(e).message}`
+        );
+      }
+      throw e;
+    }
+    await this.#events.record(
+      owner,
+      'Normal',
+      EventReason.SuccessfulDelete,
+      `Deleted pod: ${name}`
+    );
+  }
+
+  async patchPod(namespace: string, name: string, patch: Patch) {
+    await this.#http.request(
+      `patch pod ${namespace}/${name}`,
+      'PATCH',
+      paths.pod(namespace, name),
+      { body: patch.body, contentType: patchContentType(patch) }
+    );
+  }
+}
