@@ -1,0 +1,36 @@
+/**
+ * Vitest global setup of the integration project: one local control plane
+ * for the whole run; tests isolate themselves by namespace.
+ */
+import type { TestProject } from 'vitest/node';
+import { ensureBinaries } from '../testbed/binaries.js';
+import { ControlPlane } from '../testbed/control-plane.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kubeconfigPath: string;
+    binDir: string;
+  }
+}
+
+let controlPlane: ControlPlane | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  const binDir = ensureBinaries();
+  const started = Date.now();
+  controlPlane = await ControlPlane.start({ binDir });
+  console.log(
+    `test bed up in ${Date.now() - started} ms (${controlPlane.workDir})`
+  );
+  project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
+  project.provide('binDir', binDir);
+}
+
+export async function teardown(): Promise<void> {
+  const dead = controlPlane?.deadComponents() ?? [];
+  if (dead.length > 0) {
+    console.error(`test bed components died: ${dead.join(', ')}`);
+    console.error(controlPlane?.logs());
+  }
+  await controlPlane?.stop();
+}

@@ -1,0 +1,325 @@
+/**
+ * The Kubernetes adapter against a real API server: every read and write the
+ * sync core uses, and each typed error provoked for real.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
+import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
+import {
+  KubeRevisionControl,
+  KubeStatusWriter,
+} from '#lib/adapters/kube/kube-revision-control.js';
+import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
+import { adoptPatch, releasePatch } from '#lib/reconcile/controller-ref.js';
+import { marshalGoJson } from '#lib/reconcile/go-json.js';
+import { getPatch } from '#lib/reconcile/history.js';
+import { newControllerRevision } from '#lib/reconcile/revision-history.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import { FakeEventRecorder } from '../helpers/fakes/fake-event-recorder.js';
+import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
+import { waitFor } from '../testbed/processes.js';
+
+const dsBody = (name: string) => ({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'c', image: 'pause <&> ü' }] },
+    },
+  },
+});
+
+const rejection = async (p: Promise<unknown>): Promise<KubeApiError> => {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof KubeApiError) return e;
+    throw e;
+  }
+  throw new Error('expected a KubeApiError');
+};
+
+describe('Kubernetes adapter on a real API server', () => {
+  let http: KubeHttp;
+  let reader: KubeClusterReader;
+  let events: FakeEventRecorder;
+  let pods: KubePodControl;
+  let revisions: KubeRevisionControl;
+  let status: KubeStatusWriter;
+  let ds: DaemonSet;
+  const ns = `adapter-${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(inject('kubeconfigPath'));
+    http = new KubeHttp({ kubeConfig: kc });
+    reader = new KubeClusterReader({ http });
+    events = new FakeEventRecorder();
+    pods = new KubePodControl({ http, events });
+    revisions = new KubeRevisionControl({ http });
+    status = new KubeStatusWriter({ http });
+    await createNamespace(http, ns);
+    ds = await http.request<DaemonSet>(
+      'create ds',
+      'POST',
+      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
+      {
+        body: JSON.stringify(dsBody('agent')),
+      }
+    );
+  });
+
+  afterAll(async () => {
+    await deleteNamespace(http, ns);
+    http.close();
+  });
+
+  it('reads a DaemonSet and answers undefined for a missing one', async () => {
+    // Act
+    const got = await reader.getDaemonSet(ns, 'agent');
+    const missing = await reader.getDaemonSetFresh(ns, 'nope');
+    // Assess
+    expect(got?.metadata?.uid).toBe(ds.metadata?.uid);
+    expect(got?.spec?.template.spec?.containers[0]?.image).toBe('pause <&> ü');
+    expect(missing).toBeUndefined();
+  });
+
+  it('creates a pod with generateName and records SuccessfulCreate', async () => {
+    // Prepare
+    const pod: Pod = {
+      metadata: { generateName: 'agent-', labels: { app: 'agent' } },
+      spec: { containers: [{ name: 'c', image: 'pause' }] },
+    };
+    // Act
+    await pods.createPod(ns, pod, ds);
+    // Assess
+    const listed = await reader.listPods(ns, ds.metadata?.uid ?? '');
+    expect(listed.map((p) => p.metadata?.name)).toEqual([
+      expect.stringMatching(/^agent-[a-z0-9]{5}$/),
+    ]);
+    expect(events.events.at(-1)).toMatchObject({
+      type: 'Normal',
+      reason: 'SuccessfulCreate',
+    });
+  });
+
+  it('adopts and releases a pod with upstream patches', async () => {
+    // Prepare
+    const [pod] = await reader.listPods(ns, '');
+    const name = pod?.metadata?.name ?? '';
+    // Act
+    await pods.patchPod(ns, name, {
+      type: 'strategic',
+      body: adoptPatch(ds, pod?.metadata?.uid ?? ''),
+    });
+    const adopted = (await reader.listPods(ns, '')).find(
+      (p) => p.metadata?.name === name
+    );
+    await pods.patchPod(ns, name, {
+      type: 'strategic',
+      body: releasePatch(ds, pod?.metadata?.uid ?? ''),
+    });
+    const released = (await reader.listPods(ns, '')).find(
+      (p) => p.metadata?.name === name
+    );
+    // Assess
+    expect(adopted?.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({
+        uid: ds.metadata?.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      }),
+    ]);
+    expect(released?.metadata?.ownerReferences ?? []).toEqual([]);
+  });
+
+  it('deletes a pod and turns a second delete into NotFound', async () => {
+    // Prepare
+    const [pod] = await reader.listPods(ns, '');
+    const name = pod?.metadata?.name ?? '';
+    // Act
+    await pods.deletePod(ns, name, ds);
+    await waitFor(
+      'pod gone',
+      async () => {
+        const left = await reader.listPods(ns, '');
+        return left.some((p) => p.metadata?.name === name) ? undefined : true;
+      },
+      30_000
+    );
+    const before = events.events.length;
+    const err = await rejection(pods.deletePod(ns, name, ds));
+    // Assess
+    expect(err.reason).toBe(ApiErrorReason.NotFound);
+    expect(events.events.length).toBe(before);
+    expect(events.events.some((e) => e.reason === 'SuccessfulDelete')).toBe(
+      true
+    );
+  });
+
+  it('stores ControllerRevision data byte for byte', async () => {
+    // Prepare
+    const cr = newControllerRevision(ds, 'abc123', 1);
+    // Act
+    await revisions.createRevision(ns, cr);
+    const raw = await new Promise<string>((resolve) => {
+      // Read the stored bytes through the same raw client.
+      http
+        .request<unknown>(
+          'get cr',
+          'GET',
+          `/apis/apps/v1/namespaces/${ns}/controllerrevisions/agent-abc123`
+        )
+        .then((o) => resolve(JSON.stringify((o as { data: unknown }).data)));
+    });
+    // Assess
+    expect(JSON.parse(raw)).toEqual(JSON.parse(getPatch(ds)));
+    const listed = await reader.listControllerRevisions(ns);
+    expect(listed.map((r) => r.revision)).toEqual([1]);
+  });
+
+  it('answers AlreadyExists for a duplicate revision name', async () => {
+    // Act
+    const err = await rejection(
+      revisions.createRevision(ns, newControllerRevision(ds, 'abc123', 2))
+    );
+    // Assess
+    expect(err.reason).toBe(ApiErrorReason.AlreadyExists);
+  });
+
+  it('answers Conflict for a status write with a stale resourceVersion', async () => {
+    // Prepare
+    const current = (await reader.getDaemonSet(ns, 'agent')) as DaemonSet;
+    await status.updateStatus({
+      ...current,
+      status: {
+        ...current.status,
+        numberMisscheduled: 0,
+        currentNumberScheduled: 0,
+        desiredNumberScheduled: 1,
+        numberReady: 0,
+      },
+    });
+    // Act
+    const err = await rejection(
+      status.updateStatus({
+        ...current,
+        status: {
+          ...current.status,
+          numberMisscheduled: 0,
+          currentNumberScheduled: 0,
+          desiredNumberScheduled: 2,
+          numberReady: 0,
+        },
+      })
+    );
+    // Assess
+    expect(err.reason).toBe(ApiErrorReason.Conflict);
+  });
+
+  it('fails creates beyond a ResourceQuota with Forbidden and records FailedCreate', async () => {
+    // Prepare
+    await http.request(
+      'create quota',
+      'POST',
+      `/api/v1/namespaces/${ns}/resourcequotas`,
+      {
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ResourceQuota',
+          metadata: { name: 'q' },
+          spec: { hard: { pods: '0' } },
+        }),
+      }
+    );
+    const pod: Pod = {
+      metadata: { generateName: 'agent-', labels: { app: 'agent' } },
+      spec: { containers: [{ name: 'c', image: 'pause' }] },
+    };
+    // Act
+    const err = await waitFor(
+      'quota enforced',
+      async () => {
+        try {
+          await pods.createPod(ns, pod, ds);
+          return undefined;
+        } catch (e) {
+          return e instanceof KubeApiError ? e : undefined;
+        }
+      },
+      20_000
+    );
+    // Assess
+    expect(err.reason).toBe(ApiErrorReason.Forbidden);
+    expect(events.events.at(-1)).toMatchObject({
+      type: 'Warning',
+      reason: 'FailedCreate',
+    });
+  });
+
+  it('reports NamespaceTerminating on creates in a terminating namespace', async () => {
+    // Prepare
+    const doomed = `${ns}-gone`;
+    await createNamespace(http, doomed);
+    await http.request(
+      'create pod with finalizer',
+      'POST',
+      `/api/v1/namespaces/${doomed}/pods`,
+      {
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'held', finalizers: ['example.com/hold'] },
+          spec: { containers: [{ name: 'c', image: 'pause' }] },
+        }),
+      }
+    );
+    await deleteNamespace(http, doomed);
+    const before = events.events.length;
+    // Act
+    const err = await rejection(
+      pods.createPod(
+        doomed,
+        {
+          metadata: { generateName: 'x-', labels: { a: 'b' } },
+          spec: { containers: [{ name: 'c', image: 'pause' }] },
+        },
+        ds
+      )
+    );
+    // Assess
+    expect(err.causes).toContain('NamespaceTerminating');
+    expect(events.events.length).toBe(before);
+    await http.request(
+      'release finalizer',
+      'PATCH',
+      `/api/v1/namespaces/${doomed}/pods/held`,
+      {
+        body: '{"metadata":{"finalizers":null}}',
+        contentType: 'application/merge-patch+json',
+      }
+    );
+  });
+
+  it('answers Unauthorized for a wrong token', async () => {
+    // Prepare
+    const kc = new KubeConfig();
+    kc.loadFromFile(inject('kubeconfigPath'));
+    const user = kc.getCurrentUser();
+    if (user) Object.assign(user, { token: 'wrong' });
+    const bad = new KubeHttp({ kubeConfig: kc });
+    // Act
+    const err = await rejection(
+      bad.request('list nodes', 'GET', '/api/v1/nodes')
+    );
+    bad.close();
+    // Assess
+    expect(err.reason).toBe(ApiErrorReason.Unauthorized);
+    expect(err.message).not.toContain('wrong');
+  });
+});
