@@ -7,72 +7,77 @@ import {
   parseLabelSelector,
   requirementMatches,
 } from '#lib/reconcile/label-selector.js';
+import type { LabelSelector } from '#lib/reconcile/types.js';
 
 const labels = { app: 'a', tier: 'web', n: '5' };
 
 describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
-  it.each([
-    { name: 'undefined selects nothing', selector: undefined, want: false },
-    { name: 'empty selects everything', selector: {}, want: true },
-    {
-      name: 'empty maps select everything',
-      selector: { matchLabels: {}, matchExpressions: [] },
-      want: true,
-    },
-    {
-      name: 'matchLabels match',
-      selector: { matchLabels: { app: 'a' } },
-      want: true,
-    },
-    {
-      name: 'matchLabels mismatch',
-      selector: { matchLabels: { app: 'b' } },
-      want: false,
-    },
-    {
-      name: 'In',
-      selector: {
-        matchExpressions: [
-          { key: 'tier', operator: 'In', values: ['db', 'web'] },
-        ],
+  it.each<{ name: string; selector: LabelSelector | undefined; want: boolean }>(
+    [
+      { name: 'undefined selects nothing', selector: undefined, want: false },
+      { name: 'empty selects everything', selector: {}, want: true },
+      {
+        name: 'empty maps select everything',
+        selector: { matchLabels: {}, matchExpressions: [] },
+        want: true,
       },
-      want: true,
-    },
-    {
-      name: 'NotIn with value present',
-      selector: {
-        matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }],
+      {
+        name: 'matchLabels match',
+        selector: { matchLabels: { app: 'a' } },
+        want: true,
       },
-      want: false,
-    },
-    {
-      name: 'NotIn with label absent',
-      selector: {
-        matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['x'] }],
+      {
+        name: 'matchLabels mismatch',
+        selector: { matchLabels: { app: 'b' } },
+        want: false,
       },
-      want: true,
-    },
-    {
-      name: 'Exists',
-      selector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] },
-      want: true,
-    },
-    {
-      name: 'DoesNotExist',
-      selector: {
-        matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }],
+      {
+        name: 'In',
+        selector: {
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['db', 'web'] },
+          ],
+        },
+        want: true,
       },
-      want: false,
-    },
-    {
-      name: 'labels and expressions are ANDed',
-      selector: {
-        matchLabels: { app: 'a' },
-        matchExpressions: [{ key: 'zone', operator: 'Exists' }],
+      {
+        name: 'NotIn with value present',
+        selector: {
+          matchExpressions: [
+            { key: 'tier', operator: 'NotIn', values: ['web'] },
+          ],
+        },
+        want: false,
       },
-      want: false,
-    },
-  ])('$name', ({ selector, want }) => {
+      {
+        name: 'NotIn with label absent',
+        selector: {
+          matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['x'] }],
+        },
+        want: true,
+      },
+      {
+        name: 'Exists',
+        selector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] },
+        want: true,
+      },
+      {
+        name: 'DoesNotExist',
+        selector: {
+          matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }],
+        },
+        want: false,
+      },
+      {
+        name: 'labels and expressions are ANDed',
+        selector: {
+          matchLabels: { app: 'a' },
+          matchExpressions: [{ key: 'zone', operator: 'Exists' }],
+        },
+        want: false,
+      },
+    ]
+  )('$name', ({ selector, want }) => {
     // Act / Assess
     expect(labelSelectorMatches(selector, labels)).toBe(want);
   });
@@ -85,7 +90,7 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
     expect(parseLabelSelector({})(undefined)).toBe(true);
   });
 
-  it.each([
+  it.each<{ name: string; selector: LabelSelector }>([
     {
       name: 'unknown operator',
       selector: {
