@@ -80,6 +80,10 @@ export class FakeCluster
   createLimit = 0;
   /** Error thrown by every create (upstream `FakePodControl.Err`). */
   createError?: Error;
+  /** Error thrown by every pod delete. */
+  deleteError?: Error;
+  /** Error thrown by every pod patch. */
+  patchError?: Error;
   statusUpdates: DaemonSet[] = [];
   /** Status writes that fail before one succeeds. */
   statusFailures = 0;
@@ -162,6 +166,7 @@ export class FakeCluster
     await this.expectations.creationObserved(this.#dsKey(owner));
   }
   async deletePod(namespace: string, name: string, owner: DaemonSet) {
+    if (this.deleteError) throw this.deleteError;
     const pod = this.pods.find(
       (p) => p.metadata?.namespace === namespace && p.metadata?.name === name
     );
@@ -171,6 +176,7 @@ export class FakeCluster
     await this.expectations.deletionObserved(this.#dsKey(owner));
   }
   async patchPod(_namespace: string, name: string, patch: Patch) {
+    if (this.patchError) throw this.patchError;
     const pod = byName(this.pods, name);
     if (pod === undefined) throw notFound(`pod ${name}`);
     applyPatch(pod, patch);

@@ -1,0 +1,232 @@
+/**
+ * syncDaemonSet under failing ports: each failure is surfaced as upstream
+ * surfaces it (error ⇒ retry with backoff), expectations stay consistent, and
+ * nothing is done twice.
+ */
+import { describe, expect, it } from 'vitest';
+import { KubeApiError, NAMESPACE_TERMINATING_CAUSE } from '#lib/errors.js';
+import type { DaemonSet } from '#lib/reconcile/types.js';
+import {
+  makeFailedPods,
+  makeNodes,
+  makePods,
+  markPodReady,
+  newDaemonSet,
+  newPod,
+  simpleDaemonSetLabel,
+} from '../../../helpers/builders.js';
+import {
+  addDaemonSet,
+  keyOf,
+  newHarness,
+  stored,
+  sync,
+} from '../../../helpers/harness.js';
+
+const apiError = (
+  reason: 'Forbidden' | 'NotFound' | 'Invalid' | 'Conflict',
+  causes: string[] = []
+) =>
+  new KubeApiError(`${reason} from the fake`, {
+    reason,
+    statusCode: 400,
+    causes,
+  });
+
+describe('syncDaemonSet when ports fail', () => {
+  describe('adoption', () => {
+    it.each([
+      { name: 'the DaemonSet is gone', fresh: () => undefined },
+      {
+        name: 'a new DaemonSet took the name',
+        fresh: (ds: DaemonSet | undefined) => ({
+          ...ds,
+          metadata: { ...ds?.metadata, uid: 'other' },
+        }),
+      },
+    ])('refuses to adopt orphans when $name', async ({ fresh }) => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.pods = [newPod('orphan-', 'node-0', simpleDaemonSetLabel)];
+      h.cluster.freshDaemonSet = fresh;
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error?.message).toMatch(/claiming objects/);
+      expect(h.cluster.created).toHaveLength(0);
+      expect(h.cluster.pods[0]?.metadata?.ownerReferences).toBeUndefined();
+    });
+
+    it('recreates nothing when the first adoption succeeds and checks the owner once', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 2);
+      h.cluster.pods = [
+        newPod('orphan-', 'node-0', simpleDaemonSetLabel),
+        newPod('orphan-', 'node-1', simpleDaemonSetLabel),
+      ];
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeUndefined();
+      expect(h.cluster.created).toHaveLength(0);
+      expect(
+        h.cluster.pods.every(
+          (p) => p.metadata?.ownerReferences?.[0]?.uid === ds.metadata?.uid
+        )
+      ).toBe(true);
+    });
+  });
+
+  describe('release', () => {
+    it('ignores Invalid (no longer ours) and fails on other errors', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.pods = makePods('node-0', { other: 'labels' }, ds, 1);
+      h.cluster.patchError = apiError('Invalid');
+      // Act
+      const ignored = await sync(h, ds);
+      h.cluster.patchError = apiError('Conflict');
+      await h.expectations.deleteExpectations(keyOf(ds));
+      const failed = await sync(h, ds);
+      // Assess
+      expect(ignored.error).toBeUndefined();
+      expect(failed.error?.message).toMatch(/release/);
+    });
+  });
+
+  describe('deletes', () => {
+    it('fails the sync on a delete error and lowers the deletion expectation', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.pods = makePods('node-0', simpleDaemonSetLabel, ds, 2);
+      h.cluster.deleteError = apiError('Forbidden');
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeInstanceOf(AggregateError);
+      expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
+    });
+
+    it('treats NotFound on delete as done', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.pods = makePods('node-0', simpleDaemonSetLabel, ds, 2);
+      h.cluster.deleteError = apiError('NotFound');
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeUndefined();
+      expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
+    });
+  });
+
+  describe('creates', () => {
+    it('ignores NamespaceTerminating and leaves the expectation to time out', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      h.cluster.createError = apiError('Forbidden', [
+        NAMESPACE_TERMINATING_CAUSE,
+      ]);
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeUndefined();
+      expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(false);
+      h.clock.step(5 * 60_000 + 1);
+      expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
+    });
+  });
+
+  describe('status', () => {
+    it('fails when the DaemonSet vanished between the failed write and the retry', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.statusFailures = 1;
+      h.cluster.freshDaemonSet = () => undefined;
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error?.message).toMatch(/vanished during status update/);
+    });
+
+    it('reports the sync error when both the sync and the status write fail', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.createError = apiError('Forbidden');
+      h.cluster.statusFailures = 2;
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeInstanceOf(AggregateError);
+      expect(
+        h.logger.lines.some(
+          (l) => l.level === 'warn' && /status update failed/.test(l.message)
+        )
+      ).toBe(true);
+    });
+  });
+
+  describe('requeue', () => {
+    it('asks for the sooner of failed-pod backoff and minReadySeconds', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = newDaemonSet('foo');
+      if (ds.spec) ds.spec.minReadySeconds = 30;
+      // The backoff key carries status.observedGeneration (upstream); keep it
+      // stable so both syncs share one key.
+      ds.status = { ...ds.status, observedGeneration: 1 } as DaemonSet['status'];
+      addDaemonSet(h, ds);
+      h.cluster.nodes = makeNodes(0, 2);
+      const failed = makeFailedPods('node-0', simpleDaemonSetLabel, ds, 1);
+      const ready = makePods('node-1', simpleDaemonSetLabel, ds, 1).map((p) =>
+        markPodReady(p, h.clock.now())
+      );
+      h.cluster.pods = [...failed, ...ready];
+      await sync(h, ds); // deletes the failed pod, starts its backoff (1 s)
+      h.cluster.pods = [
+        ...makeFailedPods('node-0', simpleDaemonSetLabel, ds, 1),
+        ...ready,
+      ];
+      await h.expectations.deleteExpectations(keyOf(ds));
+      // Act
+      const { result } = await sync(h, ds);
+      // Assess
+      expect(result).toEqual({ requeueAfterMs: 1000 });
+    });
+
+    it('requeues for minReadySeconds while expectations are unmet, without raising observedGeneration', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = newDaemonSet('foo');
+      if (ds.spec) ds.spec.minReadySeconds = 30;
+      addDaemonSet(h, ds);
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.pods = makePods('node-0', simpleDaemonSetLabel, ds, 1).map(
+        (p) => markPodReady(p, h.clock.now())
+      );
+      await h.expectations.setExpectations(keyOf(ds), 1, 0);
+      // Act
+      const { result } = await sync(h, ds);
+      // Assess
+      expect(result).toEqual({ requeueAfterMs: 30_000 });
+      expect(stored(h, ds).status?.observedGeneration).toBeUndefined();
+      expect(stored(h, ds).status?.numberReady).toBe(1);
+    });
+  });
+});
