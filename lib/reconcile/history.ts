@@ -70,7 +70,7 @@ export const computeHash = (ds: DaemonSet): string => {
 
 /** Returns the highest `revision` among the revisions (0 if none). */
 export const maxRevision = (revisions: readonly ControllerRevision[]): number =>
-  revisions.reduce((max, r) => Math.max(max, r.revision ?? 0), 0);
+  revisions.reduce((max, r) => Math.max(max, r.revision), 0);
 
 /** Returns the revision's `controller-revision-hash` label, if any. */
 export const revisionHash = (r: ControllerRevision): string | undefined =>

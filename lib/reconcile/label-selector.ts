@@ -69,7 +69,7 @@ export const newRequirement = (
       break;
     case 'Gt':
     case 'Lt':
-      if (values.length !== 1 || !INTEGER.test(values[0] ?? '')) {
+      if (values.length !== 1 || !values.every((v) => INTEGER.test(v))) {
         throw new InvalidObjectError(
           `for '${operator}' operator, exactly one integer value is required`
         );
@@ -88,21 +88,23 @@ export const newRequirement = (
 
 /** Returns whether the labels satisfy one requirement (`Requirement.Matches`). */
 export const requirementMatches = (r: Requirement, labels: Labels): boolean => {
-  const has = labels !== undefined && Object.hasOwn(labels, r.key);
-  const value = has ? labels?.[r.key] : undefined;
+  const value =
+    labels !== undefined && Object.hasOwn(labels, r.key)
+      ? labels[r.key]
+      : undefined;
   switch (r.operator) {
     case 'In':
-      return has && r.values.includes(value ?? '');
+      return value !== undefined && r.values.includes(value);
     case 'NotIn':
-      return !has || !r.values.includes(value ?? '');
+      return value === undefined || !r.values.includes(value);
     case 'Exists':
-      return has;
+      return value !== undefined;
     case 'DoesNotExist':
-      return !has;
+      return value === undefined;
     default: {
-      if (!has || !INTEGER.test(value ?? '')) return false;
-      const actual = BigInt(value ?? '');
-      const bound = BigInt(r.values[0] ?? '');
+      if (value === undefined || !INTEGER.test(value)) return false;
+      const actual = BigInt(value);
+      const bound = BigInt(r.values.join(''));
       return r.operator === 'Gt' ? actual > bound : actual < bound;
     }
   }

@@ -11,7 +11,9 @@
  * other terms still can ("parse errors are ignored for backwards
  * compatibility"); no terms ⇒ no match.
  */
+
 import { newRequirement, requirementMatches } from './label-selector.js';
+import { nameOf } from './meta.js';
 import type {
   Affinity,
   Node,
@@ -38,7 +40,7 @@ const termMatches = (term: NodeSelectorTerm, node: Node): boolean => {
     if (!requirements.every((r) => requirementMatches(r, labels))) {
       return false;
     }
-    const name = node.metadata?.name ?? '';
+    const name = nameOf(node);
     // Upstream skips field requirements when the node has no fields.
     return name === '' || fieldChecks.every((check) => check(name));
   } catch {
@@ -56,9 +58,14 @@ const parseFieldRequirement = (
   }
   const read = (nodeName: string) =>
     r.key === OBJECT_NAME_FIELD ? nodeName : '';
-  if (r.operator === 'In') return (n) => read(n) === value;
-  if (r.operator === 'NotIn') return (n) => read(n) !== value;
-  throw new Error(`"${r.operator}" is not a valid field selector operator`);
+  switch (r.operator) {
+    case 'In':
+      return (n) => read(n) === value;
+    case 'NotIn':
+      return (n) => read(n) !== value;
+    default:
+      throw new Error(`"${r.operator}" is not a valid field selector operator`);
+  }
 };
 
 /**
@@ -76,7 +83,7 @@ export const requiredNodeAffinityMatches = (
   const required =
     spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (required === undefined || required === null) return true;
-  return (required.nodeSelectorTerms ?? []).some((t) => termMatches(t, node));
+  return required.nodeSelectorTerms.some((t) => termMatches(t, node));
 };
 
 /**

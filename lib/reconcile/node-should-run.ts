@@ -38,8 +38,9 @@ export const nodeShouldRunDaemonPod = (
   node: Node,
   ds: DaemonSet
 ): NodeShouldRun => {
-  const pod = newPod(ds);
-  const spec = pod.spec ?? { containers: [] };
+  const spec = addOrUpdateDaemonPodTolerations(
+    ds.spec?.template.spec ?? { containers: [] }
+  );
   const templateNodeName = ds.spec?.template.spec?.nodeName ?? '';
   if (templateNodeName !== '' && templateNodeName !== node.metadata?.name) {
     return { shouldRun: false, shouldContinueRunning: false };

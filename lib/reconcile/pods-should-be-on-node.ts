@@ -12,6 +12,7 @@
  * whose only pod is terminating gets no new pod unless surge is allowed;
  * failed pods are deleted at most once per backoff period.
  */
+
 import {
   type BackoffEntry,
   FAILED_POD_BACKOFF,
@@ -19,6 +20,7 @@ import {
   nextBackoff,
 } from './backoff.js';
 import { EventReason, type PlannedEvent } from './events.js';
+import { nameOf, uidOf } from './meta.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import {
   isDeleting,
@@ -53,7 +55,7 @@ export interface ManageInput {
 
 /** Returns upstream's failed-pod backoff key `<dsUID>/<observedGen>/<node>`. */
 export const failedPodsBackoffKey = (ds: DaemonSet, nodeName: string): string =>
-  `${ds.metadata?.uid ?? ''}/${ds.status?.observedGeneration ?? 0}/${nodeName}`;
+  `${uidOf(ds)}/${ds.status?.observedGeneration ?? 0}/${nodeName}`;
 
 const emptyPlan = (): ManagePlan => ({
   nodesNeedingDaemonPods: [],
@@ -74,7 +76,7 @@ const handleTerminalPods = (
   plan: ManagePlan
 ): Pod[] => {
   const { ds, nowMs } = input;
-  const nodeName = node.metadata?.name ?? '';
+  const nodeName = nameOf(node);
   const running: Pod[] = [];
   for (const pod of pods) {
     if (isDeleting(pod)) continue;
@@ -85,9 +87,9 @@ const handleTerminalPods = (
       const entry =
         plan.backoffUpdates.findLast((u) => u.key === key)?.entry ??
         input.backoff.get(key);
-      if (isInBackOffSinceUpdate(entry, nowMs, FAILED_POD_BACKOFF)) {
+      if (entry && isInBackOffSinceUpdate(entry, nowMs, FAILED_POD_BACKOFF)) {
         // upstream enqueueDaemonSetAfter(ds, failedPodsBackoff.Get(key))
-        mergeRequeue(plan, entry?.delayMs ?? 0);
+        mergeRequeue(plan, entry.delayMs);
         continue;
       }
       const next = nextBackoff(entry, nowMs, FAILED_POD_BACKOFF);
@@ -146,7 +148,7 @@ export const podsShouldBeOnNode = (
   input: ManageInput
 ): ManagePlan => {
   const plan = emptyPlan();
-  const nodeName = node.metadata?.name ?? '';
+  const nodeName = nameOf(node);
   const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(
     node,
     input.ds
@@ -184,7 +186,7 @@ export const getUnscheduledPodsWithoutNode = (
   nodes: readonly Node[],
   nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>
 ): string[] => {
-  const known = new Set(nodes.map((n) => n.metadata?.name ?? ''));
+  const known = new Set(nodes.map(nameOf));
   const result: string[] = [];
   for (const [nodeName, pods] of nodeToDaemonPods) {
     if (known.has(nodeName)) continue;

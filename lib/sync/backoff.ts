@@ -2,7 +2,9 @@
  * Loads and saves the failed-pod backoff entries one `manage` pass needs, so
  * the planner stays pure.
  */
+
 import type { BackoffEntry } from '../reconcile/backoff.js';
+import { nameOf } from '../reconcile/meta.js';
 import { failedPodsBackoffKey } from '../reconcile/pods-should-be-on-node.js';
 import type { Node, Pod } from '../reconcile/types.js';
 import type { SyncContext } from './context.js';
@@ -14,7 +16,7 @@ export const loadFailedPodBackoff = async (
   byNode: ReadonlyMap<string, readonly Pod[]>
 ): Promise<Map<string, BackoffEntry>> => {
   const keys = nodes
-    .map((n) => n.metadata?.name ?? '')
+    .map(nameOf)
     .filter((name) =>
       (byNode.get(name) ?? []).some((p) => p.status?.phase === 'Failed')
     )

@@ -4,6 +4,7 @@
  * `controlledHistories` and `ClaimPods`/`ClaimControllerRevisions`
  * (pkg/controller/controller_ref_manager.go).
  */
+
 import {
   ApiErrorReason,
   isApiError,
@@ -18,6 +19,7 @@ import {
   releasePatch,
 } from '../reconcile/controller-ref.js';
 import { parseLabelSelector } from '../reconcile/label-selector.js';
+import { nameOf, uidOf } from '../reconcile/meta.js';
 import type { KubeObject, Pod } from '../reconcile/types.js';
 import type { SyncContext } from './context.js';
 
@@ -58,7 +60,7 @@ const claimObjects = async <T extends KubeObject>(
   const claimed: T[] = [];
   const errors: Error[] = [];
   for (const obj of objects) {
-    const uid = obj.metadata?.uid ?? '';
+    const uid = uidOf(obj);
     const decision = claimDecision(ctx.ds, obj, matches(obj.metadata?.labels));
     try {
       if (decision === 'claim') {
@@ -100,12 +102,9 @@ const claimObjects = async <T extends KubeObject>(
 /** Returns the pods the DaemonSet controls (upstream `getDaemonPods`). */
 export const getDaemonPods = async (ctx: SyncContext): Promise<Pod[]> => {
   const { namespace } = ctx.dsKey;
-  const pods = await ctx.deps.reader.listPods(
-    namespace,
-    ctx.ds.metadata?.uid ?? ''
-  );
+  const pods = await ctx.deps.reader.listPods(namespace, uidOf(ctx.ds));
   return claimObjects(ctx, pods, (pod, p) =>
-    ctx.deps.podControl.patchPod(namespace, pod.metadata?.name ?? '', p)
+    ctx.deps.podControl.patchPod(namespace, nameOf(pod), p)
   );
 };
 
@@ -114,6 +113,6 @@ export const controlledHistories = async (ctx: SyncContext) => {
   const { namespace } = ctx.dsKey;
   const revisions = await ctx.deps.reader.listControllerRevisions(namespace);
   return claimObjects(ctx, revisions, (r, p) =>
-    ctx.deps.revisionControl.patchRevision(namespace, r.metadata?.name ?? '', p)
+    ctx.deps.revisionControl.patchRevision(namespace, nameOf(r), p)
   );
 };

@@ -4,10 +4,12 @@
  * read → history → (expectations unmet ⇒ status only) → manage →
  * rollingUpdate → cleanupHistory → status. It never asks which event woke it.
  */
+
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { EventReason } from '../reconcile/events.js';
 import { isEmptyLabelSelector } from '../reconcile/label-selector.js';
+import { labelOf } from '../reconcile/meta.js';
 import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import { planManage } from '../reconcile/pods-should-be-on-node.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
@@ -116,7 +118,7 @@ export const syncDaemonSet = async (
   if (ds.metadata?.deletionTimestamp) return {};
 
   const { cur, old } = await constructHistory(ctx);
-  const hash = cur.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
+  const hash = labelOf(cur, CONTROLLER_REVISION_HASH_LABEL);
 
   if (!(await deps.expectations.satisfiedExpectations(key))) {
     const requeueAfterMs = await updateDaemonSetStatus(ctx, nodes, hash, false);

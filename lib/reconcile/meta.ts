@@ -1,0 +1,16 @@
+/**
+ * Accessors for object metadata. Wire objects declare every field optional;
+ * the API server always sets name and uid on stored objects, so absent
+ * fields read as '' here, in one place.
+ */
+import type { KubeObject } from './types.js';
+
+/** Returns `metadata.name` ('' if absent). */
+export const nameOf = (obj: KubeObject): string => obj.metadata?.name ?? '';
+
+/** Returns `metadata.uid` ('' if absent). */
+export const uidOf = (obj: KubeObject): string => obj.metadata?.uid ?? '';
+
+/** Returns one label's value ('' if absent). */
+export const labelOf = (obj: KubeObject, key: string): string =>
+  obj.metadata?.labels?.[key] ?? '';
