@@ -58,7 +58,10 @@ describe('match', () => {
     // Prepare
     const ds = newDaemonSet('foo');
     const reordered = JSON.parse(getPatch(ds)) as { spec: object };
-    const cr: ControllerRevision = { data: { spec: reordered.spec }, revision: 1 };
+    const cr: ControllerRevision = {
+      data: { spec: reordered.spec },
+      revision: 1,
+    };
     // Act / Assess
     expect(match(ds, cr)).toBe(true);
   });
@@ -130,7 +133,11 @@ describe('revision helpers', () => {
   it('finds the highest revision and reads the hash label', () => {
     // Prepare
     const ds = newDaemonSet('foo');
-    const revisions = [revision(ds, 3), revision(ds, 7), { metadata: {}, revision: 0 }];
+    const revisions = [
+      revision(ds, 3),
+      revision(ds, 7),
+      { metadata: {}, revision: 0 },
+    ];
     // Act / Assess
     expect(maxRevision(revisions)).toBe(7);
     expect(maxRevision([])).toBe(0);

@@ -161,6 +161,17 @@ describe('requiredNodeAffinityMatches (GetRequiredNodeAffinity(pod).Match)', () 
       want: false,
     },
     {
+      name: 'matchFields with Exists and a value never matches',
+      terms: [
+        {
+          matchFields: [
+            { key: 'metadata.name', operator: 'Exists', values: ['node-1'] },
+          ],
+        },
+      ],
+      want: false,
+    },
+    {
       name: 'an invalid term does not stop a valid one',
       terms: [
         { matchExpressions: [{ key: 'size', operator: 'Gt', values: ['x'] }] },
@@ -285,6 +296,24 @@ describe('getTargetNodeName (util.GetTargetNodeName)', () => {
       want: undefined,
     },
     { name: 'pod without spec', pod: {}, want: undefined },
+    {
+      name: 'pod whose terms have only expressions',
+      pod: {
+        spec: {
+          containers: [],
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'a', operator: 'Exists' }] },
+                ],
+              },
+            },
+          },
+        },
+      },
+      want: undefined,
+    },
   ])('TestGetTargetNodeName: $name', ({ pod, want }) => {
     // Act / Assess
     expect(getTargetNodeName(pod)).toBe(want);

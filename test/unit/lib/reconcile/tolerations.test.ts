@@ -134,6 +134,18 @@ describe('addOrUpdateTolerationInPodSpec', () => {
     expect(spec.tolerations[1]?.tolerationSeconds).toBe(300);
   });
 
+  it('treats absent and empty fields alike when matching', () => {
+    // Prepare
+    const spec = {
+      containers: [],
+      tolerations: [{ key: '', operator: '', value: '', effect: '' }],
+    };
+    // Act
+    const next = addOrUpdateTolerationInPodSpec(spec, {});
+    // Assess
+    expect(next.tolerations).toEqual([{}]);
+  });
+
   it('appends a toleration that matches none', () => {
     // Act
     const next = addOrUpdateTolerationInPodSpec(

@@ -190,7 +190,10 @@ describe('syncDaemonSet when ports fail', () => {
       if (ds.spec) ds.spec.minReadySeconds = 30;
       // The backoff key carries status.observedGeneration (upstream); keep it
       // stable so both syncs share one key.
-      ds.status = { ...ds.status, observedGeneration: 1 } as DaemonSet['status'];
+      ds.status = {
+        ...ds.status,
+        observedGeneration: 1,
+      } as DaemonSet['status'];
       addDaemonSet(h, ds);
       h.cluster.nodes = makeNodes(0, 2);
       const failed = makeFailedPods('node-0', simpleDaemonSetLabel, ds, 1);
