@@ -13,13 +13,13 @@ import {
 } from '#lib/adapters/kube/kube-revision-control.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import { adoptPatch, releasePatch } from '#lib/reconcile/controller-ref.js';
-import { marshalGoJson } from '#lib/reconcile/go-json.js';
 import { getPatch } from '#lib/reconcile/history.js';
 import { newControllerRevision } from '#lib/reconcile/revision-history.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import { FakeEventRecorder } from '../helpers/fakes/fake-event-recorder.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { waitFor } from '../testbed/processes.js';
+import { rawMember } from '../testbed/raw-json.js';
 
 const dsBody = (name: string) => ({
   apiVersion: 'apps/v1',
@@ -167,18 +167,13 @@ describe('Kubernetes adapter on a real API server', () => {
     const cr = newControllerRevision(ds, 'abc123', 1);
     // Act
     await revisions.createRevision(ns, cr);
-    const raw = await new Promise<string>((resolve) => {
-      // Read the stored bytes through the same raw client.
-      http
-        .request<unknown>(
-          'get cr',
-          'GET',
-          `/apis/apps/v1/namespaces/${ns}/controllerrevisions/agent-abc123`
-        )
-        .then((o) => resolve(JSON.stringify((o as { data: unknown }).data)));
-    });
+    const text = await http.requestText(
+      'get cr',
+      'GET',
+      `/apis/apps/v1/namespaces/${ns}/controllerrevisions/agent-abc123`
+    );
     // Assess
-    expect(JSON.parse(raw)).toEqual(JSON.parse(getPatch(ds)));
+    expect(rawMember(text, 'data')).toBe(getPatch(ds));
     const listed = await reader.listControllerRevisions(ns);
     expect(listed.map((r) => r.revision)).toEqual([1]);
   });

@@ -15,6 +15,8 @@ export type ContentType =
   | 'application/strategic-merge-patch+json'
   | 'application/merge-patch+json';
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   /** A JSON text, sent verbatim. */
@@ -89,10 +91,21 @@ export class KubeHttp {
    */
   async request<T = unknown>(
     what: string,
-    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    method: Method,
     path: string,
     options: RequestOptions = {}
   ): Promise<T> {
+    const text = await this.requestText(what, method, path, options);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Sends one request and returns the answer's body as the server sent it. */
+  async requestText(
+    what: string,
+    method: Method,
+    path: string,
+    options: RequestOptions = {}
+  ): Promise<string> {
     const url = new URL(path, this.#server);
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
@@ -145,7 +158,7 @@ export class KubeHttp {
     if (status < 200 || status > 299) {
       throw apiErrorFromResponse(what, status, text, retryAfter);
     }
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    return text;
   }
 
   /** Returns every item of a list, following `continue` tokens. */

@@ -1,0 +1,93 @@
+/**
+ * Drives the sync core against the real control plane in a loop (no queue):
+ * real Kubernetes adapters, in-memory expectations and backoff, the write
+ * itself as the observation (quorum reads).
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
+import { KubeEventRecorder } from '#lib/adapters/kube/kube-event-recorder.js';
+import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
+import {
+  KubeRevisionControl,
+  KubeStatusWriter,
+} from '#lib/adapters/kube/kube-revision-control.js';
+import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
+import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
+import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { SelfObservingPodControl } from '#lib/adapters/self-observing-pod-control.js';
+import type { SyncDeps } from '#lib/sync/context.js';
+import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
+import { FakeLogger } from '../helpers/fakes/fake-logger.js';
+
+export const CLUSTER = 'local';
+
+/** Returns a raw client on the test bed's admin identity. */
+export const adminHttp = (): KubeHttp => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(inject('kubeconfigPath'));
+  return new KubeHttp({ kubeConfig: kc });
+};
+
+/** Returns SyncDeps wired to the real API server. */
+export const realDeps = (http: KubeHttp): SyncDeps => {
+  const logger = new FakeLogger();
+  const expectations = new MemoryExpectationsStore({ clock: systemClock });
+  const events = new KubeEventRecorder({ http, logger });
+  return {
+    reader: new KubeClusterReader({ http }),
+    podControl: new SelfObservingPodControl({
+      inner: new KubePodControl({ http, events }),
+      expectations,
+      keyOf: (ds) =>
+        `${CLUSTER}/${ds.metadata?.namespace}/${ds.metadata?.name}`,
+    }),
+    revisionControl: new KubeRevisionControl({ http }),
+    statusWriter: new KubeStatusWriter({ http }),
+    events,
+    expectations,
+    failedPodBackoff: new MemoryBackoffStore(),
+    clock: systemClock,
+    logger,
+  };
+};
+
+/**
+ * Syncs `cluster/ns/name` every `intervalMs` (sync errors are retried, as a
+ * queue would) until `done()` holds; calls `observe()` after every sync.
+ */
+export const syncUntil = async (
+  key: string,
+  deps: SyncDeps,
+  done: () => Promise<boolean>,
+  {
+    timeoutMs = 60_000,
+    intervalMs = 250,
+    observe,
+  }: {
+    timeoutMs?: number;
+    intervalMs?: number;
+    observe?: () => Promise<void>;
+  } = {}
+): Promise<{ syncs: number; errors: number; ms: number }> => {
+  const started = Date.now();
+  let syncs = 0;
+  let errors = 0;
+  for (;;) {
+    try {
+      await syncDaemonSet(key, deps);
+    } catch {
+      errors++;
+    }
+    syncs++;
+    if (observe) await observe();
+    if (await done()) return { syncs, errors, ms: Date.now() - started };
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(
+        `${key} did not converge in ${timeoutMs} ms (${syncs} syncs, ${errors} errors)`
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+};
