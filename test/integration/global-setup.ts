@@ -2,6 +2,7 @@
  * Vitest global setup of the integration project: one local control plane
  * for the whole run; tests isolate themselves by namespace.
  */
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureBinaries } from '../testbed/binaries.js';
 import { ControlPlane } from '../testbed/control-plane.js';
@@ -10,6 +11,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     kubeconfigPath: string;
     binDir: string;
+    /** Where tests may put logs of processes they start. */
+    logDir: string;
   }
 }
 
@@ -24,6 +27,7 @@ export async function setup(project: TestProject): Promise<void> {
   );
   project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
   project.provide('binDir', binDir);
+  project.provide('logDir', path.join(controlPlane.workDir, 'logs'));
 }
 
 export async function teardown(): Promise<void> {

@@ -3,8 +3,8 @@
  * kube-controller-manager running only the support controllers (garbage
  * collector, namespace, podgc) and KWOK simulating nodes — all on 127.0.0.1
  * with free ports and one temp directory. Used by the integration tests'
- * global setup, the benchmarks and the local run. On request it also runs
- * kube-controller-manager's own DaemonSet controller (the oracle).
+ * global setup, the benchmarks and the local run. The upstream DaemonSet
+ * controller (the oracle) is started separately: upstream-controller.ts.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -47,7 +47,6 @@ export interface ControlPlaneOptions {
 /** A running local control plane. */
 export class ControlPlane {
   readonly #components = new Map<string, Component>();
-  #upstreamDsPort = 0;
 
   private constructor(
     readonly options: ControlPlaneOptions,
@@ -266,30 +265,6 @@ export class ControlPlane {
       ],
       kcm
     );
-  }
-
-  /** Starts kube-controller-manager's own DaemonSet controller (the oracle). */
-  async startUpstreamDaemonSetController(): Promise<void> {
-    this.#upstreamDsPort = await freePort();
-    this.#start(
-      'kcm-daemonset',
-      [
-        `--kubeconfig=${this.kubeconfigPath}`,
-        '--controllers=daemonset-controller',
-        '--leader-elect=false',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${this.#upstreamDsPort}`,
-        '--v=2',
-      ],
-      'kube-controller-manager'
-    );
-  }
-
-  /** Stops the upstream DaemonSet controller, if running. */
-  async stopUpstreamDaemonSetController(): Promise<void> {
-    const c = this.#components.get('kcm-daemonset');
-    if (c) await stopProcess(c);
-    this.#components.delete('kcm-daemonset');
   }
 
   /** Returns a KubeConfig for the admin identity. */
