@@ -62,6 +62,7 @@ describe('upstream DaemonSet controller as the oracle', () => {
   const ns = (name: string) => `${run}-${name}`;
 
   beforeAll(async () => {
+    let lastWaiting: string[] = [];
     http = adminHttp();
     nodes = await createNodes(http, 2, {
       prefix: `${run}-`,
@@ -100,19 +101,25 @@ describe('upstream DaemonSet controller as the oracle', () => {
     await waitFor(
       'upstream to place every pod',
       async () => {
+        const waiting: string[] = [];
         for (const { name } of oracleTemplates) {
           const pods = await http.list<Pod>(
             'list pods',
             `/api/v1/namespaces/${ns(name)}/pods`
           );
-          if (pods.filter((p) => p.spec?.nodeName).length < 2) return undefined;
+          const bound = pods.filter((p) => p.spec?.nodeName).length;
+          if (bound < 2)
+            waiting.push(`${name} (${pods.length} pods, ${bound} bound)`);
         }
-        return true;
+        lastWaiting = waiting;
+        return waiting.length === 0 ? true : undefined;
       },
       90_000,
       500
     ).catch((e: unknown) => {
-      throw new Error(`${String(e)}\n${upstream ? tailLog(upstream, 40) : ''}`);
+      throw new Error(
+        `${String(e)}; still waiting for ${lastWaiting.join(', ')}\n${upstream ? tailLog(upstream, 20) : ''}`
+      );
     });
     await stopProcess(upstream);
   });

@@ -191,7 +191,7 @@ export class ControlPlane {
       await waitFor(
         'kube-apiserver /readyz',
         async () => {
-          await http.request('readyz', 'GET', '/readyz');
+          await http.requestText('readyz', 'GET', '/readyz');
           return true;
         },
         90_000,

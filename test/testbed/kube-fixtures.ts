@@ -40,6 +40,7 @@ export const createNodes = async (
             name,
             labels: {
               'kubernetes.io/hostname': name,
+              'kubernetes.io/os': 'linux',
               type: 'kwok',
               ...spec.labels,
             },
