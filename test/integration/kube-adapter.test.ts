@@ -228,8 +228,20 @@ describe('Kubernetes adapter on a real API server', () => {
           apiVersion: 'v1',
           kind: 'ResourceQuota',
           metadata: { name: 'q' },
-          spec: { hard: { pods: '0' } },
+          spec: { hard: { pods: '1' } },
         }),
+      }
+    );
+    // No quota controller runs in the test bed: set the status it would.
+    await http.request(
+      'set quota status',
+      'PATCH',
+      `/api/v1/namespaces/${ns}/resourcequotas/q/status`,
+      {
+        body: JSON.stringify({
+          status: { hard: { pods: '1' }, used: { pods: '1' } },
+        }),
+        contentType: 'application/merge-patch+json',
       }
     );
     const pod: Pod = {
