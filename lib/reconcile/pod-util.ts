@@ -6,6 +6,7 @@
  * (pkg/controller/daemon/util/daemonset_util.go) and the
  * `podByCreationTimestampAndPhase` ordering (daemon_controller.go).
  */
+import { nameOf } from './meta.js';
 import type { DaemonSet, Pod } from './types.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
@@ -90,8 +91,8 @@ export const compareByCreationTimestampAndPhase = (a: Pod, b: Pod): number => {
   const ta = parseTime(a.metadata?.creationTimestamp) || 0;
   const tb = parseTime(b.metadata?.creationTimestamp) || 0;
   if (ta !== tb) return ta - tb;
-  const na = a.metadata?.name ?? '';
-  const nb = b.metadata?.name ?? '';
+  const na = nameOf(a);
+  const nb = nameOf(b);
   return na < nb ? -1 : na > nb ? 1 : 0;
 };
 
@@ -100,4 +101,4 @@ export const sortByCreationTimestampAndPhase = (pods: readonly Pod[]): Pod[] =>
   [...pods].sort(compareByCreationTimestampAndPhase);
 
 /** Returns the pod's name ('' if unnamed). */
-export const podName = (pod: Pod): string => pod.metadata?.name ?? '';
+export const podName = (pod: Pod): string => nameOf(pod);

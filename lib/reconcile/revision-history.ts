@@ -8,8 +8,10 @@
  * tie); cleanup deletes oldest first and never a revision whose hash a live
  * pod still carries; the current revision is never in `old`.
  */
+
 import { newControllerRef } from './controller-ref.js';
-import { getPatch, revisionHash } from './history.js';
+import { getPatch } from './history.js';
+import { labelOf, nameOf } from './meta.js';
 import type { ControllerRevision, DaemonSet, Pod } from './types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './types.js';
 
@@ -46,7 +48,7 @@ export const pickRevisionToKeep = (
 ): ControllerRevision | undefined => {
   let keep: ControllerRevision | undefined;
   for (const r of current) {
-    if (keep === undefined || (r.revision ?? 0) >= (keep.revision ?? 0)) {
+    if (keep === undefined || r.revision >= keep.revision) {
       keep = r;
     }
   }
@@ -68,17 +70,15 @@ export const planCleanupHistory = (
   if (toKill <= 0) return [];
   const liveHashes = new Set(
     pods
-      .map((p) => p.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '')
+      .map((p) => labelOf(p, CONTROLLER_REVISION_HASH_LABEL))
       .filter((h) => h !== '')
   );
   const names: string[] = [];
-  const byRevision = [...old].sort(
-    (a, b) => (a.revision ?? 0) - (b.revision ?? 0)
-  );
+  const byRevision = [...old].sort((a, b) => a.revision - b.revision);
   for (const r of byRevision) {
     if (toKill <= 0) break;
-    if (liveHashes.has(revisionHash(r) ?? '')) continue;
-    names.push(r.metadata?.name ?? '');
+    if (liveHashes.has(labelOf(r, CONTROLLER_REVISION_HASH_LABEL))) continue;
+    names.push(nameOf(r));
     toKill--;
   }
   return names;

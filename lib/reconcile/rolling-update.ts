@@ -17,7 +17,9 @@
  * Node order: upstream iterates a Go map (random order); we iterate nodes in
  * the node list's order, then nodes missing from it.
  */
+
 import { InvalidObjectError, SyncError } from '../errors.js';
+import { nameOf } from './meta.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import {
   getTemplateGeneration,
@@ -100,7 +102,7 @@ export const updatedDesiredNodeCounts = (
   const withEmpty = new Map<string, readonly Pod[]>();
   let desired = 0;
   for (const node of nodes) {
-    const name = node.metadata?.name ?? '';
+    const name = nameOf(node);
     if (!nodeShouldRunDaemonPod(node, ds).shouldRun) continue;
     desired++;
     withEmpty.set(name, nodeToDaemonPods.get(name) ?? []);
@@ -184,12 +186,14 @@ const planWithoutSurge = (
       numUnavailable++;
     } else if (newPod !== undefined) {
       if (!isPodAvailable(newPod, minReady, nowMs)) numUnavailable++;
-    } else if (oldPod !== undefined) {
-      if (!isPodAvailable(oldPod, minReady, nowMs)) {
-        allowedReplacementPods.push(podName(oldPod));
+    } else {
+      // Only an old pod: a candidate for replacement.
+      const old = oldPod as Pod;
+      if (!isPodAvailable(old, minReady, nowMs)) {
+        allowedReplacementPods.push(podName(old));
         numUnavailable++;
       } else if (numUnavailable < budget.maxUnavailable) {
-        candidatePodsToDelete.push(podName(oldPod));
+        candidatePodsToDelete.push(podName(old));
       }
     }
   }
@@ -214,7 +218,7 @@ const planWithSurge = (
   nowMs: number
 ): RollingUpdatePlan => {
   const minReady = ds.spec?.minReadySeconds ?? 0;
-  const nodesByName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
+  const nodesByName = new Map(nodes.map((n) => [nameOf(n), n]));
   const shouldRunOn = (nodeName: string): boolean => {
     const node = nodesByName.get(nodeName);
     if (node === undefined) {

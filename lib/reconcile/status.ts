@@ -8,6 +8,7 @@
  * caller says expectations were satisfied; `conditions` and `collisionCount`
  * are never touched here.
  */
+import { nameOf } from './meta.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import {
   getTemplateGeneration,
@@ -49,7 +50,7 @@ export const calculateStatus = (
     numberUnavailable: 0,
   };
   for (const node of nodes) {
-    const pods = nodeToDaemonPods.get(node.metadata?.name ?? '') ?? [];
+    const pods = nodeToDaemonPods.get(nameOf(node)) ?? [];
     if (!nodeShouldRunDaemonPod(node, ds).shouldRun) {
       if (pods.length > 0) c.numberMisscheduled++;
       continue;

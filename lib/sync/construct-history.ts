@@ -4,6 +4,7 @@
  * (pkg/controller/daemon/update.go), acting on the pure decisions of
  * lib/reconcile/history.ts and revision-history.ts.
  */
+
 import { ApiErrorReason, isApiError, SyncError } from '../errors.js';
 import {
   computeHash,
@@ -11,6 +12,7 @@ import {
   maxRevision,
   revisionHash,
 } from '../reconcile/history.js';
+import { labelOf, nameOf } from '../reconcile/meta.js';
 import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import {
   newControllerRevision,
@@ -47,7 +49,7 @@ const snapshot = async (
     return await deps.revisionControl.createRevision(namespace, history);
   } catch (outerErr) {
     if (!isApiError(outerErr, ApiErrorReason.AlreadyExists)) throw outerErr;
-    const crName = history.metadata?.name ?? '';
+    const crName = nameOf(history);
     const existing = await deps.reader.getControllerRevisionFresh(
       namespace,
       crName
@@ -91,25 +93,20 @@ const dedupCurHistories = async (
   const keep = pickRevisionToKeep(current) as ControllerRevision;
   if (current.length === 1) return keep;
   const { namespace } = ctx.dsKey;
-  const keepHash = revisionHash(keep) ?? '';
+  const keepHash = labelOf(keep, CONTROLLER_REVISION_HASH_LABEL);
   const body = JSON.stringify({
     metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: keepHash } },
   });
   for (const pod of await getDaemonPods(ctx)) {
-    if (pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === keepHash) {
-      continue;
-    }
-    await ctx.deps.podControl.patchPod(namespace, pod.metadata?.name ?? '', {
+    if (labelOf(pod, CONTROLLER_REVISION_HASH_LABEL) === keepHash) continue;
+    await ctx.deps.podControl.patchPod(namespace, nameOf(pod), {
       type: 'merge',
       body,
     });
   }
   for (const r of current) {
     if (r.metadata?.name === keep.metadata?.name) continue;
-    await ctx.deps.revisionControl.deleteRevision(
-      namespace,
-      r.metadata?.name ?? ''
-    );
+    await ctx.deps.revisionControl.deleteRevision(namespace, nameOf(r));
   }
   return keep;
 };
@@ -131,7 +128,7 @@ export const constructHistory = async (ctx: SyncContext): Promise<History> => {
           ...r.metadata,
           labels: {
             ...r.metadata?.labels,
-            [CONTROLLER_REVISION_HASH_LABEL]: r.metadata?.name ?? '',
+            [CONTROLLER_REVISION_HASH_LABEL]: nameOf(r),
           },
         },
       });
@@ -143,7 +140,7 @@ export const constructHistory = async (ctx: SyncContext): Promise<History> => {
     return { cur: await snapshot(ctx, currRevision), old };
   }
   const cur = await dedupCurHistories(ctx, current);
-  if ((cur.revision ?? 0) < currRevision) {
+  if (cur.revision < currRevision) {
     // A rollback reuses the old revision and renumbers it to max + 1.
     await ctx.deps.revisionControl.updateRevision(namespace, {
       ...cur,

@@ -247,6 +247,7 @@ describe('pod predicates', () => {
       p('b', 'n', '2026-01-01T00:00:00Z'),
       p('a', 'n', '2026-01-01T00:00:00Z'),
       p('e'),
+      p('e'),
       { metadata: {} },
     ];
     // Act
@@ -257,6 +258,7 @@ describe('pod predicates', () => {
       'b',
       'c',
       undefined,
+      'e',
       'e',
       'd',
     ]);

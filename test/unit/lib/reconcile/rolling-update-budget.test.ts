@@ -302,3 +302,46 @@ describe('planRollingUpdate with surge', () => {
     expect(plan.nodesNeedingDaemonPods).toEqual([]);
   });
 });
+
+describe('planRollingUpdate branches', () => {
+  const hashed = (name: string, node: string, hash: string): Pod =>
+    markPodReady(
+      newPod(`${name}-`, node, {
+        ...simpleDaemonSetLabel,
+        'controller-revision-hash': hash,
+      }),
+      0
+    );
+
+  it('deletes the old pod of a surged node once its new pod is available', () => {
+    // Prepare
+    const ds = dsWith(newUpdateSurge(1));
+    const old = hashed('old', 'node-0', 'o');
+    const pods = new Map([['node-0', [old, hashed('new', 'node-0', 'h')]]]);
+    // Act
+    const plan = planRollingUpdate(ds, makeNodes(0, 1), pods, 'h', 0);
+    // Assess
+    expect(plan.podsToDelete).toEqual([old.metadata?.name]);
+  });
+
+  it('skips available old pods once the unavailability budget is spent', () => {
+    // Prepare
+    const ds = dsWith(newUpdateUnavailable(1));
+    const pods = new Map([
+      [
+        'node-0',
+        [
+          newPod('unready-', 'node-0', {
+            ...simpleDaemonSetLabel,
+            'controller-revision-hash': 'h',
+          }),
+        ],
+      ],
+      ['node-1', [hashed('old', 'node-1', 'o')]],
+    ]);
+    // Act
+    const plan = planRollingUpdate(ds, makeNodes(0, 2), pods, 'h', 0);
+    // Assess
+    expect(plan.podsToDelete).toEqual([]);
+  });
+});

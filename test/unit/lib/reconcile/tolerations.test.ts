@@ -98,6 +98,9 @@ describe('findMatchingUntoleratedTaint', () => {
     expect(
       findMatchingUntoleratedTaint(undefined, undefined, notPrefer)
     ).toBeUndefined();
+    expect(
+      findMatchingUntoleratedTaint(taints, undefined, notPrefer)?.key
+    ).toBe('b');
   });
 });
 
@@ -144,6 +147,18 @@ describe('addOrUpdateTolerationInPodSpec', () => {
     const next = addOrUpdateTolerationInPodSpec(spec, {});
     // Assess
     expect(next.tolerations).toEqual([{}]);
+  });
+
+  it('matches absent fields in the pod spec against empty ones', () => {
+    // Act
+    const next = addOrUpdateTolerationInPodSpec(
+      { containers: [], tolerations: [{}] },
+      { key: '', operator: '', value: '', effect: '' }
+    );
+    // Assess
+    expect(next.tolerations).toEqual([
+      { key: '', operator: '', value: '', effect: '' },
+    ]);
   });
 
   it('appends a toleration that matches none', () => {

@@ -205,7 +205,11 @@ describe('ControllerRevision history', () => {
       {
         ...newControllerRevision(ds, computeHash(ds), 1),
         data: { other: 1 },
-        metadata: { name: `foo-${computeHash(ds)}`, labels: { x: 'y' } },
+        metadata: {
+          name: `foo-${computeHash(ds)}`,
+          namespace: 'default',
+          labels: { x: 'y' },
+        },
       },
     ];
     h.cluster.freshDaemonSet = () => undefined;
@@ -229,6 +233,10 @@ describe('ControllerRevision history', () => {
     const original = h.cluster.revisions[0] as ControllerRevision;
     const duplicate = { ...newControllerRevision(ds, 'dup', 2) };
     h.cluster.revisions.push(duplicate);
+    // One pod already carries the kept hash: it is not patched.
+    const [first] = h.cluster.pods;
+    if (first?.metadata?.labels)
+      first.metadata.labels['controller-revision-hash'] = 'dup';
     await clearExpectations(h, ds);
     // Act
     const { error } = await sync(h, ds);
@@ -242,6 +250,7 @@ describe('ControllerRevision history', () => {
         (p) => p.metadata?.labels?.['controller-revision-hash']
       )
     ).toEqual(['dup', 'dup']);
+    expect(h.cluster.patches).toHaveLength(1);
     expect(h.cluster.patches.every((p) => p.patch.type === 'merge')).toBe(true);
     expect(original.metadata?.name).not.toBe('foo-dup');
   });
