@@ -2,14 +2,23 @@
  * Serialises a JSON value exactly as Go's `encoding/json.Marshal` does for a
  * value decoded into `interface{}` — the round trip upstream's `getPatch`
  * performs (pkg/controller/daemon/update.go). Byte equality with upstream
- * decides whether a ControllerRevision is reused, so every rule here is Go's:
+ * decides whether a ControllerRevision is reused, so every rule here is Go's
+ * (checked against Go 1.26 by test/fixtures/go-oracle):
  *
  * - object keys sorted by their UTF-8 bytes (Go sorts map keys as strings);
  * - no insignificant white space;
  * - `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c`… (HTML-safe mode);
- * - control characters as `\b \f \n \r \t` or `\u00XX` (Go ≥ 1.22);
+ * - control characters as `\b \f \n \r \t` or `\u00XX` (Go ≥ 1.22); DEL raw;
+ * - a lone surrogate becomes a raw U+FFFD (Go's decoder replaces it), also in
+ *   keys, where two keys that become equal collapse into one, last one wins;
  * - numbers are float64 in shortest form, exponent only below 1e-6 or from
  *   1e21 on, exponent without leading zeros (`1e-7`, `1e+21`), `-0` kept.
+ *
+ * Upstream decodes with k8s.io/apimachinery's `json.Unmarshal`, which keeps
+ * integers as int64: it differs from the above only for `-0` (rendered `0`)
+ * and integers beyond ±2^53, which `JSON.parse` cannot carry anyway (pass a
+ * `bigint` to have one rendered exactly). Neither occurs in the JSON an API
+ * server serves for a pod template short of an int64 field above 2^53.
  */
 
 const HEX = '0123456789abcdef';
@@ -45,27 +54,29 @@ const needsEscape = (code: number): boolean =>
   code === 0x2028 ||
   code === 0x2029;
 
+const LONE_SURROGATE =
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Returns `s` with every lone surrogate replaced by U+FFFD, as Go's JSON
+ * decoder does for a `\ud800`-style escape that is not half of a pair.
+ */
+export const toWellFormed = (s: string): string =>
+  s.replace(LONE_SURROGATE, '\ufffd');
+
 /** Returns a JSON string literal with Go's escaping. */
 export const marshalGoString = (s: string): string => {
+  const text = toWellFormed(s);
   let out = '"';
   let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const code = s.charCodeAt(i);
-    const isLoneSurrogate =
-      (code >= 0xd800 && code <= 0xdbff && !isLow(s.charCodeAt(i + 1))) ||
-      (code >= 0xdc00 && code <= 0xdfff && !isHigh(s.charCodeAt(i - 1)));
-    if (!needsEscape(code) && !isLoneSurrogate) continue;
-    out += s.slice(start, i);
-    // Go's decoder turns a lone surrogate into U+FFFD, which it then writes
-    // as the raw character.
-    out += isLoneSurrogate ? '\ufffd' : escapeChar(code);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (!needsEscape(code)) continue;
+    out += text.slice(start, i) + escapeChar(code);
     start = i + 1;
   }
-  return `${out + s.slice(start)}"`;
+  return `${out + text.slice(start)}"`;
 };
-
-const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
-const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /** Returns a float64 rendered as Go's `encoding/json` renders it. */
 export const marshalGoNumber = (n: number): string => {
@@ -74,15 +85,36 @@ export const marshalGoNumber = (n: number): string => {
   }
   if (Object.is(n, -0)) return '-0';
   // JavaScript's Number#toString is the shortest round-trip form and switches
-  // to exponent notation at the same thresholds as Go (1e-6, 1e21); only the
-  // exponent spelling differs ("1e-7" in both, "1e+21" in both).
+  // to exponent notation at the same thresholds as Go (1e-6, 1e21), with the
+  // same exponent spelling ("1e-7", "1e+21", "5e-324").
   return String(n);
 };
 
-const compareUtf8 = (a: string, b: string): number =>
-  Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+const marshalGoObject = (record: Record<string, unknown>): string => {
+  // Keys that differ only in lone surrogates are one key to Go: last wins.
+  const members = new Map<string, unknown>();
+  for (const [key, member] of Object.entries(record)) {
+    if (member !== undefined) members.set(toWellFormed(key), member);
+  }
+  const sorted = Array.from(members, ([key, member]) => ({
+    key,
+    member,
+    bytes: Buffer.from(key, 'utf8'),
+  })).sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  const body = sorted.map(
+    ({ key, member }) => `${marshalGoString(key)}:${marshalGoJson(member)}`
+  );
+  return `{${body.join(',')}}`;
+};
 
-/** Returns `value` serialised as Go's `json.Marshal(interface{})`. */
+/**
+ * Returns `value` serialised as Go's `json.Marshal(interface{})` after
+ * `json.Unmarshal` — byte for byte (see the module header for the rules).
+ * `undefined` members are left out, `undefined` itself renders as `null`;
+ * a `bigint` renders as the integer it holds (Go's int64 path).
+ *
+ * @throws TypeError for a non-finite number or a non-JSON type.
+ */
 export const marshalGoJson = (value: unknown): string => {
   if (value === null || value === undefined) return 'null';
   switch (typeof value) {
@@ -90,21 +122,14 @@ export const marshalGoJson = (value: unknown): string => {
       return marshalGoString(value);
     case 'number':
       return marshalGoNumber(value);
+    case 'bigint':
+      return value.toString();
     case 'boolean':
       return value ? 'true' : 'false';
-    case 'object': {
-      if (Array.isArray(value)) {
-        return `[${value.map(marshalGoJson).join(',')}]`;
-      }
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((k) => record[k] !== undefined)
-        .sort(compareUtf8);
-      const members = keys.map(
-        (k) => `${marshalGoString(k)}:${marshalGoJson(record[k])}`
-      );
-      return `{${members.join(',')}}`;
-    }
+    case 'object':
+      return Array.isArray(value)
+        ? `[${value.map(marshalGoJson).join(',')}]`
+        : marshalGoObject(value as Record<string, unknown>);
     default:
       throw new TypeError(`json: unsupported type: ${typeof value}`);
   }

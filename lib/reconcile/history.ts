@@ -14,15 +14,27 @@
  * that is harmless because revisions are matched by data, never by name, so a
  * revision written by kube-controller-manager is reused as it is.
  */
-import { marshalGoJson } from './go-json.js';
+import { marshalGoJson, toWellFormed } from './go-json.js';
 import type { ControllerRevision, DaemonSet } from './types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './types.js';
 
 const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** Returns upstream's `rand.SafeEncodeString(s)`. */
-export const safeEncodeString = (s: string): string =>
-  Array.from(Buffer.from(s, 'utf8'), (b) => SAFE_ALPHANUMS[b % 27]).join('');
+/**
+ * Returns upstream's `rand.SafeEncodeString(s)`: one alphabet character per
+ * code point (`alphanums[rune % 27]`), padded with NUL bytes to the UTF-8
+ * length of `s` — Go sizes the result in bytes but fills it per rune. Only
+ * the ASCII digits of a hash reach it in practice.
+ */
+export const safeEncodeString = (s: string): string => {
+  const text = toWellFormed(s);
+  const runes = Array.from(
+    text,
+    (c) => SAFE_ALPHANUMS[(c.codePointAt(0) as number) % 27]
+  );
+  const padding = Buffer.byteLength(text, 'utf8') - runes.length;
+  return runes.join('') + '\0'.repeat(padding);
+};
 
 const FNV32_OFFSET = 0x811c9dc5;
 const FNV32_PRIME = 0x01000193;

@@ -4,6 +4,10 @@
  */
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import {
+  type AwsEmulators,
+  startAwsEmulators,
+} from '../testbed/aws-emulators.js';
 import { ensureBinaries } from '../testbed/binaries.js';
 import { ControlPlane } from '../testbed/control-plane.js';
 
@@ -13,10 +17,13 @@ declare module 'vitest' {
     binDir: string;
     /** Where tests may put logs of processes they start. */
     logDir: string;
+    dynamodbEndpoint: string;
+    sqsEndpoint: string;
   }
 }
 
 let controlPlane: ControlPlane | undefined;
+let emulators: AwsEmulators | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   const binDir = ensureBinaries();
@@ -28,6 +35,9 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
   project.provide('binDir', binDir);
   project.provide('logDir', path.join(controlPlane.workDir, 'logs'));
+  emulators = await startAwsEmulators(path.join(controlPlane.workDir, 'logs'));
+  project.provide('dynamodbEndpoint', emulators.dynamodbEndpoint);
+  project.provide('sqsEndpoint', emulators.sqsEndpoint);
 }
 
 export async function teardown(): Promise<void> {
@@ -36,5 +46,6 @@ export async function teardown(): Promise<void> {
     console.error(`test bed components died: ${dead.join(', ')}`);
     console.error(controlPlane?.logs());
   }
+  await emulators?.stop();
   await controlPlane?.stop();
 }

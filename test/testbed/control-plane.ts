@@ -47,6 +47,8 @@ export interface ControlPlaneOptions {
 /** A running local control plane. */
 export class ControlPlane {
   readonly #components = new Map<string, Component>();
+  /** Every TCP port a component was told to listen on. */
+  readonly ports: number[] = [];
 
   private constructor(
     readonly options: ControlPlaneOptions,
@@ -89,6 +91,7 @@ export class ControlPlane {
       token,
       path.join(workDir, 'kubeconfig')
     );
+    cp.ports.push(etcdClient, etcdPeer, apiPort);
     try {
       await cp.#startEtcd(etcdClient, etcdPeer);
       await cp.#startApiServer(etcdClient, apiPort);
@@ -224,7 +227,7 @@ export class ControlPlane {
   }
 
   async #startScheduler(): Promise<void> {
-    const port = await freePort();
+    const port = await this.#port();
     const config = path.join(this.workDir, 'scheduler.yaml');
     writeFileSync(
       config,
@@ -250,7 +253,7 @@ export class ControlPlane {
   }
 
   async #startSupportControllers(): Promise<void> {
-    const port = await freePort();
+    const port = await this.#port();
     const kcm = 'kube-controller-manager';
     this.#start(
       'kcm-support',
@@ -287,6 +290,19 @@ export class ControlPlane {
           `--- ${c.name}${isRunning(c) ? '' : ' (exited)'} ---\n${tailLog(c, lines)}`
       )
       .join('\n');
+  }
+
+  async #port(): Promise<number> {
+    const port = await freePort();
+    this.ports.push(port);
+    return port;
+  }
+
+  /** Returns the PIDs of the running components. */
+  pids(): number[] {
+    return [...this.#components.values()].flatMap((c) =>
+      c.process.pid === undefined ? [] : [c.process.pid]
+    );
   }
 
   /** Returns the names of components that exited unexpectedly. */

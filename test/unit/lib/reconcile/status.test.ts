@@ -1,8 +1,9 @@
+/**
+ * Tests for lib/reconcile/status.ts: the counting loop of upstream
+ * `updateDaemonSetStatus` (oldest pod per node, misscheduled pods,
+ * readiness vs availability) and the skip rule of `storeDaemonSetStatus`.
+ */
 import { describe, expect, it } from 'vitest';
-import {
-  newControllerRevision,
-  pickRevisionToKeep,
-} from '#lib/reconcile/revision-history.js';
 import {
   calculateStatus,
   isStatusUpToDate,
@@ -11,12 +12,19 @@ import {
 } from '#lib/reconcile/status.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  TEMPLATE_GENERATION_LABEL,
+} from '#lib/reconcile/types.js';
+import {
   makeNodes,
-  makePods,
   markPodReady,
   newDaemonSet,
+  newPod,
   simpleDaemonSetLabel,
 } from '../../../helpers/builders.js';
+
+const T = Date.UTC(2026, 0, 1);
+const HASH = 'cur';
 
 const zero: StatusCounters = {
   desiredNumberScheduled: 0,
@@ -28,122 +36,235 @@ const zero: StatusCounters = {
   numberUnavailable: 0,
 };
 
+/** A pod on `node` created at `createdMs`, labelled with `hash`. */
+const podAt = (node: string, createdMs: number, hash: string): Pod => {
+  const pod = newPod(`${node}-`, node, {
+    ...simpleDaemonSetLabel,
+    [CONTROLLER_REVISION_HASH_LABEL]: hash,
+  });
+  pod.metadata = {
+    ...pod.metadata,
+    creationTimestamp: new Date(createdMs).toISOString(),
+  };
+  return pod;
+};
+
+/** A DaemonSet that runs only on nodes labelled run=yes. */
+const selectiveDs = (minReadySeconds = 0): DaemonSet => {
+  const ds = newDaemonSet('foo');
+  if (ds.spec?.template.spec) {
+    ds.spec.minReadySeconds = minReadySeconds;
+    ds.spec.template.spec.nodeSelector = { run: 'yes' };
+  }
+  return ds;
+};
+
 describe('calculateStatus', () => {
-  it('counts the oldest pod per node, misscheduled pods and availability', () => {
+  it('counts desired, current, ready, available and unavailable nodes', () => {
     // Prepare
-    const ds = newDaemonSet('foo');
-    if (ds.spec) {
-      ds.spec.minReadySeconds = 10;
-      ds.spec.template.spec = { containers: [], nodeSelector: { run: 'yes' } };
-    }
-    const nodes = [...makeNodes(0, 2, { run: 'yes' }), ...makeNodes(2, 1)];
-    const older = (p: Pod, t: string): Pod => ({
-      ...p,
-      metadata: { ...p.metadata, creationTimestamp: t },
-    });
-    const [a0] = makePods('node-0', simpleDaemonSetLabel, ds, 1);
-    const [b0] = makePods('node-0', simpleDaemonSetLabel, undefined, 1);
+    const ds = selectiveDs();
+    const nodes = makeNodes(0, 3, { run: 'yes' });
     const byNode = new Map<string, Pod[]>([
-      [
-        'node-0',
-        [
-          older(b0 as Pod, '2026-01-02T00:00:00Z'),
-          markPodReady(older(a0 as Pod, '2026-01-01T00:00:00Z'), 0),
-        ],
-      ],
-      ['node-2', makePods('node-2', simpleDaemonSetLabel, ds, 1)],
-      ['gone', makePods('gone', simpleDaemonSetLabel, ds, 1)],
+      ['node-0', [markPodReady(podAt('node-0', T, HASH), T)]],
+      ['node-1', [podAt('node-1', T, HASH)]],
     ]);
-    const hash = a0?.metadata?.labels?.['controller-revision-hash'] ?? '';
     // Act
-    const early = calculateStatus(ds, nodes, byNode, hash, 5_000);
-    const later = calculateStatus(ds, nodes, byNode, hash, 10_000);
+    const got = calculateStatus(ds, nodes, byNode, HASH, T);
     // Assess
-    expect(early).toEqual({
-      desiredNumberScheduled: 2,
-      currentNumberScheduled: 1,
-      numberMisscheduled: 1,
+    expect(got).toEqual({
+      desiredNumberScheduled: 3,
+      currentNumberScheduled: 2,
+      numberMisscheduled: 0,
       numberReady: 1,
-      updatedNumberScheduled: 1,
-      numberAvailable: 0,
+      updatedNumberScheduled: 2,
+      numberAvailable: 1,
       numberUnavailable: 2,
     });
-    expect(later.numberAvailable).toBe(1);
+  });
+
+  it('measures the oldest pod of a surging node, so it is not yet updated', () => {
+    // Prepare
+    const ds = selectiveDs();
+    const nodes = makeNodes(0, 1, { run: 'yes' });
+    const oldReady = markPodReady(podAt('node-0', T, 'old'), T);
+    const newer = podAt('node-0', T + 1_000, HASH);
+    // Act
+    const got = calculateStatus(
+      ds,
+      nodes,
+      new Map([['node-0', [newer, oldReady]]]),
+      HASH,
+      T
+    );
+    // Assess
+    expect(got).toMatchObject({
+      currentNumberScheduled: 1,
+      numberReady: 1,
+      updatedNumberScheduled: 0,
+    });
+  });
+
+  it('counts a node that should not run but has pods as misscheduled, once', () => {
+    // Prepare
+    const ds = selectiveDs();
+    const nodes = [...makeNodes(0, 1, { run: 'yes' }), ...makeNodes(1, 2)];
+    const byNode = new Map<string, Pod[]>([
+      ['node-1', [podAt('node-1', T, HASH), podAt('node-1', T, HASH)]],
+    ]);
+    // Act
+    const got = calculateStatus(ds, nodes, byNode, HASH, T);
+    // Assess
+    expect(got).toEqual({
+      ...zero,
+      desiredNumberScheduled: 1,
+      numberMisscheduled: 1,
+      numberUnavailable: 1,
+    });
+  });
+
+  it('ignores pods on nodes missing from the node list', () => {
+    // Prepare
+    const ds = selectiveDs();
+    const byNode = new Map<string, Pod[]>([
+      ['gone', [markPodReady(podAt('gone', T, HASH), T)]],
+    ]);
+    // Act
+    const got = calculateStatus(ds, [], byNode, HASH, T);
+    // Assess
+    expect(got).toEqual(zero);
+  });
+
+  it('counts ready pods as available only after minReadySeconds', () => {
+    // Prepare
+    const ds = selectiveDs(10);
+    const nodes = makeNodes(0, 1, { run: 'yes' });
+    const byNode = new Map([
+      ['node-0', [markPodReady(podAt('node-0', T, HASH), T)]],
+    ]);
+    // Act
+    const early = calculateStatus(ds, nodes, byNode, HASH, T + 9_999);
+    const onTime = calculateStatus(ds, nodes, byNode, HASH, T + 10_000);
+    // Assess
+    expect(early).toMatchObject({ numberReady: 1, numberAvailable: 0 });
+    expect(early.numberUnavailable).toBe(1);
+    expect(onTime).toMatchObject({ numberReady: 1, numberAvailable: 1 });
+    expect(onTime.numberUnavailable).toBe(0);
+  });
+
+  it('counts a pod as updated by its template generation label', () => {
+    // Prepare
+    const ds = selectiveDs();
+    const nodes = makeNodes(0, 1, { run: 'yes' });
+    const pod = podAt('node-0', T, 'old');
+    pod.metadata = {
+      ...pod.metadata,
+      labels: { ...pod.metadata?.labels, [TEMPLATE_GENERATION_LABEL]: '1' },
+    };
+    // Act
+    const got = calculateStatus(
+      ds,
+      nodes,
+      new Map([['node-0', [pod]]]),
+      HASH,
+      T
+    );
+    // Assess
+    expect(got.updatedNumberScheduled).toBe(1);
+  });
+
+  it('measures a bound pod before an unbound one on the same node', () => {
+    // Prepare
+    const ds = selectiveDs();
+    const nodes = makeNodes(0, 1, { run: 'yes' });
+    const unboundOlder = markPodReady(podAt('', T - 5_000, HASH), T);
+    const bound = podAt('node-0', T, 'old');
+    // Act
+    const got = calculateStatus(
+      ds,
+      nodes,
+      new Map([['node-0', [unboundOlder, bound]]]),
+      HASH,
+      T
+    );
+    // Assess
+    expect(got).toMatchObject({ numberReady: 0, updatedNumberScheduled: 0 });
   });
 });
 
-describe('isStatusUpToDate / withStatus', () => {
-  it('needs a write when a counter differs or the generation is not observed', () => {
-    // Prepare
-    const ds: DaemonSet = {
-      metadata: { generation: 2 },
-      status: { ...zero, observedGeneration: 2 },
-    };
-    // Act / Assess
-    expect(isStatusUpToDate(ds, zero)).toBe(true);
-    expect(isStatusUpToDate(ds, { ...zero, numberReady: 1 })).toBe(false);
-    expect(
-      isStatusUpToDate(
-        { ...ds, status: { ...zero, observedGeneration: 1 } },
-        zero
-      )
-    ).toBe(false);
-    expect(isStatusUpToDate({}, zero)).toBe(true);
+describe('isStatusUpToDate', () => {
+  const stored = (generation: number, observed?: number): DaemonSet => ({
+    metadata: { generation },
+    status: {
+      ...zero,
+      ...(observed === undefined ? {} : { observedGeneration: observed }),
+    },
   });
 
+  it('needs no write when every counter matches and the generation is observed', () => {
+    // Act / Assess
+    expect(isStatusUpToDate(stored(2, 2), zero)).toBe(true);
+    expect(isStatusUpToDate(stored(2, 3), zero)).toBe(true);
+  });
+
+  it.each([
+    'desiredNumberScheduled',
+    'currentNumberScheduled',
+    'numberMisscheduled',
+    'numberReady',
+    'updatedNumberScheduled',
+    'numberAvailable',
+    'numberUnavailable',
+  ] as const)('needs a write when %s differs', (key) => {
+    // Act / Assess
+    expect(isStatusUpToDate(stored(2, 2), { ...zero, [key]: 1 })).toBe(false);
+  });
+
+  it('needs a write when the generation is not observed yet', () => {
+    // Act / Assess
+    expect(isStatusUpToDate(stored(2, 1), zero)).toBe(false);
+    expect(isStatusUpToDate(stored(2), zero)).toBe(false);
+  });
+
+  it('reads absent counters and generations as 0', () => {
+    // Act / Assess
+    expect(isStatusUpToDate({}, zero)).toBe(true);
+    expect(isStatusUpToDate({}, { ...zero, numberReady: 1 })).toBe(false);
+  });
+});
+
+describe('withStatus', () => {
   it('keeps conditions and collisionCount and sets observedGeneration only when asked', () => {
     // Prepare
     const ds: DaemonSet = {
-      metadata: { generation: 3 },
+      metadata: { name: 'foo', generation: 3 },
       status: {
         ...zero,
+        observedGeneration: 2,
         collisionCount: 2,
         conditions: [{ type: 'X', status: 'True' }],
       },
     };
+    const before = structuredClone(ds);
     // Act
     const kept = withStatus(ds, { ...zero, numberReady: 1 }, undefined);
     const observed = withStatus(ds, zero, 3);
     // Assess
-    expect(kept.status).toMatchObject({
+    expect(kept.status).toEqual({
+      ...zero,
       numberReady: 1,
+      observedGeneration: 2,
       collisionCount: 2,
       conditions: [{ type: 'X', status: 'True' }],
     });
-    expect(kept.status?.observedGeneration).toBeUndefined();
     expect(observed.status?.observedGeneration).toBe(3);
-  });
-});
-
-describe('revision history decisions', () => {
-  it('keeps the highest duplicate, the last one on a tie', () => {
-    // Prepare
-    const ds = newDaemonSet('foo');
-    const r = (hash: string, revision: number) =>
-      newControllerRevision(ds, hash, revision);
-    // Act / Assess
-    expect(pickRevisionToKeep([r('a', 3), r('b', 1)])?.metadata?.name).toBe(
-      'foo-a'
-    );
-    expect(pickRevisionToKeep([r('a', 2), r('b', 2)])?.metadata?.name).toBe(
-      'foo-b'
-    );
-    expect(pickRevisionToKeep([])).toBeUndefined();
+    expect(observed.metadata).toEqual(ds.metadata);
+    expect(ds).toEqual(before);
   });
 
-  it('copies annotations only when the DaemonSet has some', () => {
-    // Prepare
-    const ds = newDaemonSet('foo');
-    const bare: DaemonSet = {
-      ...ds,
-      metadata: { ...ds.metadata, annotations: undefined },
-    };
-    // Act / Assess
-    expect(newControllerRevision(ds, 'h', 1).metadata?.annotations).toEqual(
-      ds.metadata?.annotations
-    );
-    expect(newControllerRevision(bare, 'h', 1).metadata).not.toHaveProperty(
-      'annotations'
-    );
+  it('writes a status onto a DaemonSet that had none', () => {
+    // Act
+    const got = withStatus({}, zero, 1);
+    // Assess
+    expect(got.status).toEqual({ ...zero, observedGeneration: 1 });
   });
 });
