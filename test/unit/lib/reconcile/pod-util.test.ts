@@ -302,6 +302,8 @@ describe('podByCreationTimestampAndPhase', () => {
     expect(compareByCreationTimestampAndPhase(same, { ...same })).toBe(0);
     expect(compareByCreationTimestampAndPhase(noTime, same)).toBeLessThan(0);
     expect(compareByCreationTimestampAndPhase({}, {})).toBe(0);
+    expect(compareByCreationTimestampAndPhase({}, noTime)).toBeGreaterThan(0);
+    expect(compareByCreationTimestampAndPhase(noTime, {})).toBeLessThan(0);
     expect(podName({})).toBe('');
   });
 });
