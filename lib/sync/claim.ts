@@ -20,6 +20,7 @@ import {
 } from '../reconcile/controller-ref.js';
 import { parseLabelSelector } from '../reconcile/label-selector.js';
 import { nameOf, uidOf } from '../reconcile/meta.js';
+import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import type { KubeObject, Pod } from '../reconcile/types.js';
 import type { SyncContext } from './context.js';
 
@@ -116,3 +117,13 @@ export const controlledHistories = async (ctx: SyncContext) => {
     ctx.deps.revisionControl.patchRevision(namespace, nameOf(r), p)
   );
 };
+
+/**
+ * Returns the DaemonSet's claimed pods grouped by target node (upstream
+ * `getNodesToDaemonPods`: claim, then group).
+ */
+export const nodesToDaemonPods = async (
+  ctx: SyncContext,
+  includeDeletedTerminal: boolean
+): Promise<Map<string, Pod[]>> =>
+  getNodesToDaemonPods(await getDaemonPods(ctx), includeDeletedTerminal);

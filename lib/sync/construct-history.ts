@@ -13,7 +13,6 @@ import {
   revisionHash,
 } from '../reconcile/history.js';
 import { labelOf, nameOf } from '../reconcile/meta.js';
-import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import {
   newControllerRevision,
   pickRevisionToKeep,
@@ -24,7 +23,11 @@ import type {
   DaemonSetStatus,
 } from '../reconcile/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/types.js';
-import { controlledHistories, getDaemonPods } from './claim.js';
+import {
+  controlledHistories,
+  getDaemonPods,
+  nodesToDaemonPods,
+} from './claim.js';
 import type { SyncContext } from './context.js';
 
 /** The revision matching the template, and every other revision. */
@@ -155,7 +158,7 @@ export const cleanupHistory = async (
   ctx: SyncContext,
   old: readonly ControllerRevision[]
 ): Promise<void> => {
-  const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), true);
+  const byNode = await nodesToDaemonPods(ctx, true);
   const pods = [...byNode.values()].flat();
   for (const name of planCleanupHistory(ctx.ds, old, pods)) {
     await ctx.deps.revisionControl.deleteRevision(ctx.dsKey.namespace, name);

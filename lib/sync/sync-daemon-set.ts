@@ -10,13 +10,12 @@ import { parseDaemonSetKey } from '../keys.js';
 import { EventReason } from '../reconcile/events.js';
 import { isEmptyLabelSelector } from '../reconcile/label-selector.js';
 import { labelOf } from '../reconcile/meta.js';
-import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import { planManage } from '../reconcile/pods-should-be-on-node.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
 import type { ControllerRevision, Node } from '../reconcile/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/types.js';
 import { loadFailedPodBackoff, saveFailedPodBackoff } from './backoff.js';
-import { getDaemonPods } from './claim.js';
+import { nodesToDaemonPods } from './claim.js';
 import { cleanupHistory, constructHistory } from './construct-history.js';
 import type { SyncContext, SyncDeps } from './context.js';
 import { syncNodes } from './sync-nodes.js';
@@ -40,7 +39,7 @@ const manage = async (
   nodes: readonly Node[],
   hash: string
 ): Promise<number | undefined> => {
-  const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), false);
+  const byNode = await nodesToDaemonPods(ctx, false);
   const input = {
     ds: ctx.ds,
     hash,
@@ -70,7 +69,7 @@ const updateDaemonSet = async (
     (await ctx.deps.expectations.satisfiedExpectations(ctx.key)) &&
     ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate'
   ) {
-    const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), false);
+    const byNode = await nodesToDaemonPods(ctx, false);
     const plan = planRollingUpdate(
       ctx.ds,
       nodes,

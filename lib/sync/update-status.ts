@@ -3,7 +3,6 @@
  * `storeDaemonSetStatus` (pkg/controller/daemon/daemon_controller.go).
  */
 import { SyncError } from '../errors.js';
-import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
 import {
   calculateStatus,
   isStatusUpToDate,
@@ -11,7 +10,7 @@ import {
   withStatus,
 } from '../reconcile/status.js';
 import type { Node } from '../reconcile/types.js';
-import { getDaemonPods } from './claim.js';
+import { nodesToDaemonPods } from './claim.js';
 import type { SyncContext } from './context.js';
 
 /**
@@ -65,7 +64,7 @@ export const updateDaemonSetStatus = async (
   hash: string,
   updateObservedGen: boolean
 ): Promise<number | undefined> => {
-  const byNode = getNodesToDaemonPods(await getDaemonPods(ctx), false);
+  const byNode = await nodesToDaemonPods(ctx, false);
   const counters = calculateStatus(
     ctx.ds,
     nodes,

@@ -198,8 +198,8 @@ export const makeFailedPods = (
 export const rfc3339 = (ms: number): string =>
   new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
-/** Upstream `markPodReady`: Ready=True since `sinceMs`. */
-export const markPodReady = (pod: Pod, sinceMs: number): Pod => {
+/** Sets the pod's Ready condition to `ready` since `sinceMs`. */
+export const setPodReady = (pod: Pod, ready: boolean, sinceMs: number): Pod => {
   const others = (pod.status?.conditions ?? []).filter(
     (c) => c.type !== 'Ready'
   );
@@ -209,13 +209,17 @@ export const markPodReady = (pod: Pod, sinceMs: number): Pod => {
       ...others,
       {
         type: 'Ready',
-        status: 'True',
+        status: ready ? 'True' : 'False',
         lastTransitionTime: rfc3339(sinceMs),
       },
     ],
   };
   return pod;
 };
+
+/** Upstream `markPodReady`: Ready=True since `sinceMs`. */
+export const markPodReady = (pod: Pod, sinceMs: number): Pod =>
+  setPodReady(pod, true, sinceMs);
 
 /** Marks a pod as being deleted (graceful deletion in progress). */
 export const markPodDeleting = (pod: Pod, atMs: number): Pod => {

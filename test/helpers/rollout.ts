@@ -4,7 +4,7 @@
  * template bump of `ds.Spec.Template.Spec.Containers[0].Image = …`.
  */
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
-import { markPodReady, rfc3339, setTemplate } from './builders.js';
+import { markPodReady, setPodReady, setTemplate } from './builders.js';
 import type { Harness } from './harness.js';
 
 type Strategy = NonNullable<DaemonSet['spec']>['updateStrategy'];
@@ -69,20 +69,7 @@ export const setPodReadiness = (
     if (left <= 0) break;
     if (pod.metadata?.deletionTimestamp || isReady(pod) === ready) continue;
     if (!match(pod)) continue;
-    const others = (pod.status?.conditions ?? []).filter(
-      (c) => c.type !== 'Ready'
-    );
-    pod.status = {
-      ...pod.status,
-      conditions: [
-        ...others,
-        {
-          type: 'Ready',
-          status: ready ? 'True' : 'False',
-          lastTransitionTime: rfc3339(h.clock.now()),
-        },
-      ],
-    };
+    setPodReady(pod, ready, h.clock.now());
     left--;
   }
   if (left > 0) throw new Error(`could not mark ${left} pods ready=${ready}`);
