@@ -45,6 +45,28 @@ describe('local control plane', () => {
     expect(ready).toHaveLength(3);
   });
 
+  it('keeps the conditions a test gives a node', async () => {
+    // Prepare
+    const conditions = [
+      { type: 'Ready', status: 'False', reason: 'KubeletNotReady' },
+    ];
+    // Act
+    const [name] = await createNodes(http, 1, {
+      prefix: `${ns}-notready-`,
+      conditions,
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    // Assess
+    const node = await http.request<Node>(
+      'get node',
+      'GET',
+      `/api/v1/nodes/${name}`
+    );
+    expect(
+      node.status?.conditions?.find((c) => c.type === 'Ready')?.status
+    ).toBe('False');
+  });
+
   it('binds a pod pinned by node affinity and runs it', async () => {
     // Prepare
     const [node] = await createNodes(http, 1, { prefix: `${ns}-pin-` });

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { UNMANAGED_LABEL } from './kube-fixtures.js';
 import {
   type Component,
   freePort,
@@ -100,9 +101,10 @@ export class ControlPlane {
       cp.#start('kwok', [
         `--kubeconfig=${cp.kubeconfigPath}`,
         `--config=${STAGES}`,
-        '--manage-all-nodes=true',
+        // Nodes labelled UNMANAGED_LABEL keep the status a test gives them.
+        '--manage-all-nodes=false',
         '--manage-nodes-with-annotation-selector=',
-        '--manage-nodes-with-label-selector=',
+        `--manage-nodes-with-label-selector=!${UNMANAGED_LABEL}`,
         '--manage-single-node=',
         '--node-lease-duration-seconds=0',
         '--cidr=10.0.0.0/16',

@@ -23,11 +23,40 @@ export const deleteNamespace = async (http: KubeHttp, name: string) => {
   );
 };
 
-/** Creates simulated nodes `<prefix>0..n-1` and waits until all are Ready. */
+/**
+ * Label of nodes KWOK leaves alone: their status stays what the test wrote
+ * (e.g. Ready=False), and pods bound to them never run.
+ */
+export const UNMANAGED_LABEL = 'dsr.test/unmanaged';
+
+/** What a simulated node looks like. */
+export interface NodeSpec {
+  prefix: string;
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  /** Fixed conditions; the node is then not managed by KWOK. */
+  conditions?: NonNullable<Node['status']>['conditions'];
+}
+
+const hasConditions = (n: Node, want: NodeSpec['conditions']): boolean =>
+  want === undefined
+    ? (n.status?.conditions ?? []).some(
+        (c) => c.type === 'Ready' && c.status === 'True'
+      )
+    : want.every((w) =>
+        (n.status?.conditions ?? []).some(
+          (c) => c.type === w.type && c.status === w.status
+        )
+      );
+
+/**
+ * Creates simulated nodes `<prefix>0..n-1` and waits until each is Ready, or
+ * shows the conditions the spec gives it.
+ */
 export const createNodes = async (
   http: KubeHttp,
   count: number,
-  spec: { prefix: string; labels?: Record<string, string>; taints?: Taint[] }
+  spec: NodeSpec
 ): Promise<string[]> => {
   const names = Array.from({ length: count }, (_, i) => `${spec.prefix}${i}`);
   await Promise.all(
@@ -42,6 +71,7 @@ export const createNodes = async (
               'kubernetes.io/hostname': name,
               'kubernetes.io/os': 'linux',
               type: 'kwok',
+              ...(spec.conditions ? { [UNMANAGED_LABEL]: 'true' } : {}),
               ...spec.labels,
             },
             annotations: { 'kwok.x-k8s.io/node': 'fake' },
@@ -51,18 +81,31 @@ export const createNodes = async (
       })
     )
   );
+  if (spec.conditions) {
+    await Promise.all(
+      names.map((name) =>
+        http.request(
+          `set status of ${name}`,
+          'PATCH',
+          `/api/v1/nodes/${name}/status`,
+          {
+            body: JSON.stringify({ status: { conditions: spec.conditions } }),
+            contentType: 'application/merge-patch+json',
+          }
+        )
+      )
+    );
+  }
   await waitFor(
-    `${count} nodes Ready`,
+    `${count} nodes ${spec.conditions ? 'with their conditions' : 'Ready'}`,
     async () => {
       const nodes = await http.list<Node>('list nodes', '/api/v1/nodes');
-      const ready = nodes.filter(
+      const done = nodes.filter(
         (n) =>
           names.includes(n.metadata?.name ?? '') &&
-          n.status?.conditions?.some(
-            (c) => c.type === 'Ready' && c.status === 'True'
-          )
+          hasConditions(n, spec.conditions)
       );
-      return ready.length === count ? true : undefined;
+      return done.length === count ? true : undefined;
     },
     60_000,
     250
