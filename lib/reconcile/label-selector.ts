@@ -1,92 +1,127 @@
 /**
  * Ports apimachinery's label selection as the DaemonSet controller uses it:
- * `metav1.LabelSelectorAsSelector`, `labels.NewRequirement` validation and
- * `Requirement.Matches` (also used for node affinity's `matchExpressions`,
- * which add `Gt`/`Lt`).
+ * `metav1.LabelSelectorAsSelector` (pkg/apis/meta/v1/helpers.go),
+ * `labels.NewRequirement` and `Requirement.Matches` (pkg/labels/selector.go).
+ * Node affinity's `matchExpressions` reuse the requirement, adding `Gt`/`Lt`.
  *
- * Invariants: an undefined selector matches nothing, an empty one
- * everything; an invalid requirement is an error, never a silent match.
+ * Assumptions / Invariants:
+ * - An undefined selector matches nothing, an empty one everything.
+ * - An invalid requirement is an error (InvalidObjectError), never a silent
+ *   match; callers that must tolerate bad input (node affinity) catch it.
+ * - `Gt`/`Lt` compare as Go `strconv.ParseInt(v, 10, 64)`: an optional sign,
+ *   decimal digits, int64 range; anything else never matches.
  */
 import { InvalidObjectError } from '../errors.js';
 import type { LabelSelector } from './types.js';
 
+/** A label set as the matchers read it; absent labels are `undefined`. */
 export type Labels = Readonly<Record<string, string>> | undefined;
+
+/** The operators `labels.NewRequirement` accepts from API objects. */
+export type RequirementOperator =
+  | 'In'
+  | 'NotIn'
+  | 'Exists'
+  | 'DoesNotExist'
+  | 'Gt'
+  | 'Lt';
 
 /** One parsed requirement: key, operator, values. */
 export interface Requirement {
   key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
+  operator: RequirementOperator;
   values: readonly string[];
 }
 
+/** `validation.qualifiedNameFmt`; also `LabelValueFmt` when non-empty. */
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+/** `validation.dns1123SubdomainFmt`. */
 const DNS_SUBDOMAIN =
   /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** What Go's `strconv.ParseInt(s, 10, 64)` accepts before range checks. */
 const INTEGER = /^[+-]?\d+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** `validation.qualifiedNameMaxLength` and `LabelValueMaxLength`. */
+const NAME_MAX = 63;
+/** `validation.DNS1123SubdomainMaxLength`. */
+const PREFIX_MAX = 253;
 
-const isQualifiedName = (key: string): boolean => {
-  const slash = key.lastIndexOf('/');
-  const name = slash < 0 ? key : key.slice(slash + 1);
-  const prefix = slash < 0 ? undefined : key.slice(0, slash);
-  if (prefix !== undefined) {
-    if (prefix.length === 0 || prefix.length > 253) return false;
-    if (!DNS_SUBDOMAIN.test(prefix)) return false;
-  }
-  return name.length > 0 && name.length <= 63 && NAME.test(name);
+/** Returns the int64 Go would parse from `s`, or undefined on error. */
+const parseInt64 = (s: string): bigint | undefined => {
+  if (!INTEGER.test(s)) return undefined;
+  const n = BigInt(s);
+  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
 };
 
+/** `validation.IsQualifiedName`: `[prefix/]name`, prefix a DNS subdomain. */
+const isQualifiedName = (key: string): boolean => {
+  const parts = key.split('/');
+  if (parts.length > 2) return false;
+  const [first = '', second] = parts;
+  const name = second ?? first;
+  if (second !== undefined) {
+    if (first.length === 0 || first.length > PREFIX_MAX) return false;
+    if (!DNS_SUBDOMAIN.test(first)) return false;
+  }
+  return name.length > 0 && name.length <= NAME_MAX && NAME.test(name);
+};
+
+/** `validation.IsValidLabelValue`: empty, or a ≤ 63-char name. */
 const isLabelValue = (v: string): boolean =>
-  v === '' || (v.length <= 63 && NAME.test(v));
+  v === '' || (v.length <= NAME_MAX && NAME.test(v));
+
+const isOperator = (op: string): op is RequirementOperator =>
+  ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(op);
 
 /**
- * Returns a validated requirement (upstream `labels.NewRequirement`); throws
- * InvalidObjectError with upstream's reason otherwise.
+ * Returns a validated requirement, as upstream `labels.NewRequirement`.
+ *
+ * @throws InvalidObjectError with upstream's reason when the key, operator
+ *   or values are invalid.
  */
 export const newRequirement = (
   key: string,
   operator: string,
   values: readonly string[] = []
 ): Requirement => {
-  if (!isQualifiedName(key)) {
-    throw new InvalidObjectError(`invalid label key "${key}"`);
+  const fail = (reason: string): never => {
+    throw new InvalidObjectError(`label requirement on "${key}": ${reason}`);
+  };
+  if (!isQualifiedName(key)) fail('invalid label key');
+  if (!isOperator(operator)) {
+    return fail(`operator "${operator}" is not supported`);
   }
   switch (operator) {
     case 'In':
     case 'NotIn':
       if (values.length === 0) {
-        throw new InvalidObjectError(
-          `for '${operator}' operator, values set can't be empty`
-        );
+        fail("for 'in', 'notin' operators, values set can't be empty");
       }
       break;
     case 'Exists':
     case 'DoesNotExist':
       if (values.length !== 0) {
-        throw new InvalidObjectError(
-          `values set must be empty for exists and does not exist`
-        );
-      }
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1 || !values.every((v) => INTEGER.test(v))) {
-        throw new InvalidObjectError(
-          `for '${operator}' operator, exactly one integer value is required`
-        );
+        fail('values set must be empty for exists and does not exist');
       }
       break;
     default:
-      throw new InvalidObjectError(`"${operator}" is not a valid operator`);
+      if (values.length !== 1) {
+        fail("for 'Gt', 'Lt' operators, exactly one value is required");
+      }
+      if (values.some((v) => parseInt64(v) === undefined)) {
+        fail("for 'Gt', 'Lt' operators, the value must be an integer");
+      }
   }
-  for (const v of values) {
-    if (!isLabelValue(v)) {
-      throw new InvalidObjectError(`invalid label value "${v}"`);
-    }
-  }
-  return { key, operator, values };
+  const bad = values.find((v) => !isLabelValue(v));
+  if (bad !== undefined) fail(`invalid label value "${bad}"`);
+  return { key, operator, values: [...values] };
 };
 
-/** Returns whether the labels satisfy one requirement (`Requirement.Matches`). */
+/**
+ * Returns whether the labels satisfy one requirement, as upstream
+ * `Requirement.Matches` (which re-checks `Gt`/`Lt` values itself).
+ */
 export const requirementMatches = (r: Requirement, labels: Labels): boolean => {
   const value =
     labels !== undefined && Object.hasOwn(labels, r.key)
@@ -102,31 +137,53 @@ export const requirementMatches = (r: Requirement, labels: Labels): boolean => {
     case 'DoesNotExist':
       return value === undefined;
     default: {
-      if (value === undefined || !INTEGER.test(value)) return false;
-      const actual = BigInt(value);
-      const bound = BigInt(r.values.join(''));
+      const [raw, ...extra] = r.values;
+      if (value === undefined || raw === undefined || extra.length > 0) {
+        return false;
+      }
+      const actual = parseInt64(value);
+      const bound = parseInt64(raw);
+      if (actual === undefined || bound === undefined) return false;
       return r.operator === 'Gt' ? actual > bound : actual < bound;
     }
   }
 };
 
-/** Returns whether the selector has neither matchLabels nor expressions. */
+/**
+ * Returns whether the selector is defined but has no matchLabels entries and
+ * no matchExpressions (upstream's `DeepEqual(selector, &LabelSelector{})`;
+ * decoded from protobuf, empty maps and lists are nil, so counting entries
+ * is the same test).
+ */
 export const isEmptyLabelSelector = (
   selector: LabelSelector | undefined
 ): boolean =>
   selector !== undefined &&
+  selector !== null &&
   Object.keys(selector.matchLabels ?? {}).length === 0 &&
   (selector.matchExpressions ?? []).length === 0;
 
-const SELECTOR_OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+/** LabelSelector expressions accept only the set-based operators. */
+const SELECTOR_OPERATORS: readonly string[] = [
+  'In',
+  'NotIn',
+  'Exists',
+  'DoesNotExist',
+];
 
 /**
- * Returns a matcher for a LabelSelector (`LabelSelectorAsSelector`):
- * undefined matches nothing, empty matches everything, invalid throws.
+ * Returns a matcher for a LabelSelector, as upstream
+ * `metav1.LabelSelectorAsSelector(...).Matches`: undefined matches nothing,
+ * empty matches everything, requirements are ANDed.
+ *
+ * @throws InvalidObjectError when a key, value or operator is invalid.
+ * @example
+ * const matches = parseLabelSelector({ matchLabels: { app: 'web' } });
+ * matches({ app: 'web', tier: 'x' }); // true
  */
-export const parseLabelSelector = (
+export function parseLabelSelector(
   selector: LabelSelector | undefined
-): ((labels: Labels) => boolean) => {
+): (labels: Labels) => boolean {
   if (selector === undefined || selector === null) return () => false;
   if (isEmptyLabelSelector(selector)) return () => true;
   const requirements = [
@@ -134,7 +191,7 @@ export const parseLabelSelector = (
       newRequirement(k, 'In', [v])
     ),
     ...(selector.matchExpressions ?? []).map((e) => {
-      if (!SELECTOR_OPERATORS.has(e.operator)) {
+      if (!SELECTOR_OPERATORS.includes(e.operator)) {
         throw new InvalidObjectError(
           `"${e.operator}" is not a valid label selector operator`
         );
@@ -143,9 +200,13 @@ export const parseLabelSelector = (
     }),
   ];
   return (labels) => requirements.every((r) => requirementMatches(r, labels));
-};
+}
 
-/** Returns whether the selector matches the labels. */
+/**
+ * Returns whether the selector matches the labels (see parseLabelSelector).
+ *
+ * @throws InvalidObjectError when the selector is invalid.
+ */
 export const labelSelectorMatches = (
   selector: LabelSelector | undefined,
   labels: Labels

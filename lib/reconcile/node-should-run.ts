@@ -2,68 +2,102 @@
  * Ports `NodeShouldRunDaemonPod`, `predicates` and `NewPod`
  * (pkg/controller/daemon/daemon_controller.go).
  *
- * Invariants: only the template's nodeName, nodeSelector, required node
- * affinity and NoSchedule/NoExecute taints decide; resources, host ports,
- * the Ready condition and `spec.unschedulable` never do (the scheduler and
- * the kubelet judge those). An untolerated NoSchedule taint keeps a running
- * pod; an untolerated NoExecute taint evicts it.
+ * Assumptions / Invariants:
+ * - Only the template's nodeName, nodeSelector, required node affinity and
+ *   NoSchedule/NoExecute taints decide. Resources, host ports, preferred
+ *   and pod (anti-)affinity, the Ready condition and `spec.unschedulable`
+ *   never do: kube-scheduler and the kubelet judge those.
+ * - The simulated pod carries the daemon tolerations, so not-ready and
+ *   unreachable NoExecute, the pressure taints and unschedulable are always
+ *   tolerated; network-unavailable only with hostNetwork.
+ * - An untolerated NoSchedule taint keeps a running pod; an untolerated
+ *   NoExecute taint evicts it. PreferNoSchedule is ignored.
  */
+import { nameOf } from './meta.js';
 import { requiredNodeAffinityMatches } from './node-affinity.js';
 import {
   addOrUpdateDaemonPodTolerations,
   findMatchingUntoleratedTaint,
+  TaintEffect,
 } from './tolerations.js';
-import type { DaemonSet, Node, Pod } from './types.js';
+import type { DaemonSet, Node, Pod, PodSpec, Taint } from './types.js';
 
-/** Whether a node should get a daemon pod, and keep one it has. */
+/** Whether a node should get a daemon pod, and keep one it already has. */
 export interface NodeShouldRun {
+  /** A daemon pod should be created on the node when it has none. */
   shouldRun: boolean;
+  /** A daemon pod already on the node should be kept. */
   shouldContinueRunning: boolean;
 }
 
-/**
- * Returns the pod the DaemonSet would run (template plus daemon
- * tolerations, in the DaemonSet's namespace), as upstream's `NewPod`.
- */
-export const newPod = (ds: DaemonSet): Pod => {
-  const template = ds.spec?.template;
-  return {
-    metadata: { ...template?.metadata, namespace: ds.metadata?.namespace },
-    spec: addOrUpdateDaemonPodTolerations(template?.spec ?? { containers: [] }),
-  };
+/** Returns `newPod(ds, nodeName).spec`. */
+const daemonPodSpec = (ds: DaemonSet, nodeName?: string): PodSpec => {
+  const spec = ds.spec?.template.spec ?? { containers: [] };
+  return addOrUpdateDaemonPodTolerations(
+    nodeName === undefined ? spec : { ...spec, nodeName }
+  );
 };
 
-/** Returns whether the DaemonSet should run, and keep running, on the node. */
-export const nodeShouldRunDaemonPod = (
+/**
+ * Returns the pod the DaemonSet would run (`NewPod`): the template's
+ * metadata and spec in the DaemonSet's namespace, with the daemon
+ * tolerations added and, when `nodeName` is given, `spec.nodeName` set to it
+ * (upstream always passes the node being judged). Nested template objects
+ * are shared, never mutated.
+ */
+export function newPod(ds: DaemonSet, nodeName?: string): Pod {
+  return {
+    metadata: {
+      ...ds.spec?.template.metadata,
+      namespace: ds.metadata?.namespace,
+    },
+    spec: daemonPodSpec(ds, nodeName),
+  };
+}
+
+const isNoScheduleOrNoExecute = (t: Taint): boolean =>
+  t.effect === TaintEffect.NoSchedule || t.effect === TaintEffect.NoExecute;
+
+const isNoExecute = (t: Taint): boolean => t.effect === TaintEffect.NoExecute;
+
+/**
+ * Returns whether the DaemonSet should run a pod on the node, and whether a
+ * pod already there should keep running (`NodeShouldRunDaemonPod`):
+ * template nodeName or node affinity mismatch ⇒ neither; an untolerated
+ * NoSchedule/NoExecute taint ⇒ no new pod, and an existing one is kept
+ * unless some NoExecute taint is untolerated.
+ *
+ * @example
+ * const { shouldRun, shouldContinueRunning } =
+ *   nodeShouldRunDaemonPod(node, ds);
+ */
+export function nodeShouldRunDaemonPod(
   node: Node,
   ds: DaemonSet
-): NodeShouldRun => {
-  const spec = addOrUpdateDaemonPodTolerations(
-    ds.spec?.template.spec ?? { containers: [] }
-  );
+): NodeShouldRun {
+  const nodeName = nameOf(node);
+  const spec = daemonPodSpec(ds, nodeName);
   const templateNodeName = ds.spec?.template.spec?.nodeName ?? '';
-  if (templateNodeName !== '' && templateNodeName !== node.metadata?.name) {
+  if (templateNodeName !== '' && templateNodeName !== nodeName) {
     return { shouldRun: false, shouldContinueRunning: false };
   }
+  // `predicates`' fitsNodeName always holds: NewPod set nodeName to the node.
   if (!requiredNodeAffinityMatches(spec, node)) {
     return { shouldRun: false, shouldContinueRunning: false };
   }
   const taints = node.spec?.taints;
-  const untolerated = findMatchingUntoleratedTaint(
+  const blocking = findMatchingUntoleratedTaint(
     taints,
     spec.tolerations,
-    (t) => t.effect === 'NoExecute' || t.effect === 'NoSchedule'
+    isNoScheduleOrNoExecute
   );
-  if (untolerated === undefined) {
+  if (blocking === undefined) {
     return { shouldRun: true, shouldContinueRunning: true };
   }
-  const untoleratedNoExecute = findMatchingUntoleratedTaint(
+  const evicting = findMatchingUntoleratedTaint(
     taints,
     spec.tolerations,
-    (t) => t.effect === 'NoExecute'
+    isNoExecute
   );
-  return {
-    shouldRun: false,
-    shouldContinueRunning: untoleratedNoExecute === undefined,
-  };
-};
+  return { shouldRun: false, shouldContinueRunning: evicting === undefined };
+}

@@ -5,11 +5,12 @@ import {
   labelSelectorMatches,
   newRequirement,
   parseLabelSelector,
+  type Requirement,
   requirementMatches,
 } from '#lib/reconcile/label-selector.js';
 import type { LabelSelector } from '#lib/reconcile/types.js';
 
-const labels = { app: 'a', tier: 'web', n: '5' };
+const labels = { app: 'a', tier: 'web', n: '5', empty: '' };
 
 describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
   it.each<{ name: string; selector: LabelSelector | undefined; want: boolean }>(
@@ -17,22 +18,37 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
       { name: 'undefined selects nothing', selector: undefined, want: false },
       { name: 'empty selects everything', selector: {}, want: true },
       {
-        name: 'empty maps select everything',
+        name: 'empty lists select everything',
         selector: { matchLabels: {}, matchExpressions: [] },
         want: true,
       },
       {
-        name: 'matchLabels match',
-        selector: { matchLabels: { app: 'a' } },
+        name: 'matchLabels that match',
+        selector: { matchLabels: { app: 'a', tier: 'web' } },
         want: true,
       },
       {
-        name: 'matchLabels mismatch',
-        selector: { matchLabels: { app: 'b' } },
+        name: 'matchLabels with one value off',
+        selector: { matchLabels: { app: 'a', tier: 'db' } },
         want: false,
       },
       {
-        name: 'In',
+        name: 'matchLabels on a missing key',
+        selector: { matchLabels: { zone: 'a' } },
+        want: false,
+      },
+      {
+        name: 'matchLabels with the empty value of a present key',
+        selector: { matchLabels: { empty: '' } },
+        want: true,
+      },
+      {
+        name: 'matchLabels with the empty value of a missing key',
+        selector: { matchLabels: { zone: '' } },
+        want: false,
+      },
+      {
+        name: 'In with the value',
         selector: {
           matchExpressions: [
             { key: 'tier', operator: 'In', values: ['db', 'web'] },
@@ -41,7 +57,14 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
         want: true,
       },
       {
-        name: 'NotIn with value present',
+        name: 'In on a missing key',
+        selector: {
+          matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }],
+        },
+        want: false,
+      },
+      {
+        name: 'NotIn with the value',
         selector: {
           matchExpressions: [
             { key: 'tier', operator: 'NotIn', values: ['web'] },
@@ -50,7 +73,7 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
         want: false,
       },
       {
-        name: 'NotIn with label absent',
+        name: 'NotIn on a missing key',
         selector: {
           matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['x'] }],
         },
@@ -62,14 +85,14 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
         want: true,
       },
       {
-        name: 'DoesNotExist',
+        name: 'DoesNotExist on a present key',
         selector: {
           matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }],
         },
         want: false,
       },
       {
-        name: 'labels and expressions are ANDed',
+        name: 'labels and expressions ANDed',
         selector: {
           matchLabels: { app: 'a' },
           matchExpressions: [{ key: 'zone', operator: 'Exists' }],
@@ -78,23 +101,45 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
       },
     ]
   )('$name', ({ selector, want }) => {
-    // Act / Assess
-    expect(labelSelectorMatches(selector, labels)).toBe(want);
+    // Act
+    const got = labelSelectorMatches(selector, labels);
+    // Assess
+    expect(got).toBe(want);
   });
 
-  it('matches nothing against absent labels unless the selector is empty', () => {
+  it('treats absent labels as an empty set', () => {
+    // Prepare
+    const matchLabels = parseLabelSelector({ matchLabels: { app: 'a' } });
+    const notIn = parseLabelSelector({
+      matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['a'] }],
+    });
     // Act / Assess
-    expect(parseLabelSelector({ matchLabels: { app: 'a' } })(undefined)).toBe(
-      false
-    );
+    expect(matchLabels(undefined)).toBe(false);
+    expect(notIn(undefined)).toBe(true);
     expect(parseLabelSelector({})(undefined)).toBe(true);
+  });
+
+  it('does not read inherited properties as labels', () => {
+    // Act
+    const got = labelSelectorMatches(
+      { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] },
+      {}
+    );
+    // Assess
+    expect(got).toBe(false);
   });
 
   it.each<{ name: string; selector: LabelSelector }>([
     {
-      name: 'unknown operator',
+      name: 'Gt (a node selector operator only)',
       selector: {
         matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }],
+      },
+    },
+    {
+      name: 'an unknown operator',
+      selector: {
+        matchExpressions: [{ key: 'a', operator: 'Equals', values: ['1'] }],
       },
     },
     {
@@ -104,85 +149,207 @@ describe('parseLabelSelector (LabelSelectorAsSelector)', () => {
       },
     },
     {
+      name: 'NotIn with values absent',
+      selector: { matchExpressions: [{ key: 'a', operator: 'NotIn' }] },
+    },
+    {
       name: 'Exists with values',
       selector: {
         matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }],
       },
     },
-    { name: 'invalid key', selector: { matchLabels: { 'bad key': 'x' } } },
-    { name: 'invalid value', selector: { matchLabels: { a: 'bad value' } } },
-  ])('rejects an invalid selector: $name', ({ selector }) => {
-    // Act / Assess
-    expect(() => parseLabelSelector(selector)).toThrow(InvalidObjectError);
+    {
+      name: 'DoesNotExist with values',
+      selector: {
+        matchExpressions: [
+          { key: 'a', operator: 'DoesNotExist', values: ['x'] },
+        ],
+      },
+    },
+    { name: 'an invalid key', selector: { matchLabels: { 'bad key': 'x' } } },
+    { name: 'an invalid value', selector: { matchLabels: { a: 'bad value' } } },
+    {
+      name: 'an invalid expression value',
+      selector: {
+        matchExpressions: [{ key: 'a', operator: 'In', values: ['-x'] }],
+      },
+    },
+  ])('throws InvalidObjectError for $name', ({ selector }) => {
+    // Act
+    const parse = () => parseLabelSelector(selector);
+    // Assess
+    expect(parse).toThrow(InvalidObjectError);
   });
 
-  it('tells an empty selector apart', () => {
-    // Act / Assess
-    expect(isEmptyLabelSelector({})).toBe(true);
-    expect(isEmptyLabelSelector({ matchLabels: {} })).toBe(true);
-    expect(isEmptyLabelSelector(undefined)).toBe(false);
-    expect(isEmptyLabelSelector({ matchLabels: { a: 'b' } })).toBe(false);
-    expect(
-      isEmptyLabelSelector({
-        matchExpressions: [{ key: 'a', operator: 'Exists' }],
-      })
-    ).toBe(false);
+  it('names the offending operator', () => {
+    // Act
+    const parse = () =>
+      parseLabelSelector({
+        matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }],
+      });
+    // Assess
+    expect(parse).toThrow('"Gt" is not a valid label selector operator');
   });
 });
 
-describe('newRequirement / requirementMatches (labels.NewRequirement)', () => {
+describe('isEmptyLabelSelector', () => {
+  it.each<{ name: string; selector: LabelSelector | undefined; want: boolean }>(
+    [
+      { name: 'undefined', selector: undefined, want: false },
+      { name: 'an empty object', selector: {}, want: true },
+      {
+        name: 'empty lists',
+        selector: { matchLabels: {}, matchExpressions: [] },
+        want: true,
+      },
+      {
+        name: 'matchLabels entries',
+        selector: { matchLabels: { a: 'b' } },
+        want: false,
+      },
+      {
+        name: 'matchExpressions',
+        selector: { matchExpressions: [{ key: 'a', operator: 'Exists' }] },
+        want: false,
+      },
+    ]
+  )('returns $want for $name', ({ selector, want }) => {
+    // Act / Assess
+    expect(isEmptyLabelSelector(selector)).toBe(want);
+  });
+});
+
+describe('newRequirement (labels.NewRequirement)', () => {
   it.each([
-    { key: 'example.com/app', ok: true },
     { key: 'app', ok: true },
+    { key: 'example.com/app', ok: true },
+    { key: 'a.b-c_d', ok: true },
+    { key: 'A1', ok: true },
     { key: 'a'.repeat(63), ok: true },
+    { key: `${'a'.repeat(253)}/app`, ok: true },
     { key: 'a'.repeat(64), ok: false },
-    { key: '/app', ok: false },
-    { key: 'Example.com/app', ok: false },
     { key: `${'a'.repeat(254)}/app`, ok: false },
+    { key: '/app', ok: false },
+    { key: 'example.com/', ok: false },
+    { key: 'a/b/c', ok: false },
+    { key: 'Example.com/app', ok: false },
+    { key: 'example_com/app', ok: false },
     { key: '-app', ok: false },
+    { key: 'app-', ok: false },
+    { key: 'bad key', ok: false },
     { key: '', ok: false },
-  ])('validates key $key', ({ key, ok }) => {
+  ])('validates the key "$key": $ok', ({ key, ok }) => {
     // Act
     const make = () => newRequirement(key, 'Exists');
     // Assess
-    if (ok) expect(make()).toMatchObject({ key });
+    if (ok) expect(make()).toEqual({ key, operator: 'Exists', values: [] });
     else expect(make).toThrow(InvalidObjectError);
   });
 
-  it.each([
-    { op: 'Gt', values: ['4'], want: true },
-    { op: 'Gt', values: ['5'], want: false },
-    { op: 'Lt', values: ['6'], want: true },
-    { op: 'Lt', values: ['5'], want: false },
-  ])('compares integers with $op $values', ({ op, values, want }) => {
-    // Act / Assess
-    expect(requirementMatches(newRequirement('n', op, values), labels)).toBe(
-      want
-    );
-  });
-
-  it('never matches Gt/Lt on a missing or non-integer label', () => {
-    // Act / Assess
-    expect(
-      requirementMatches(newRequirement('zone', 'Gt', ['1']), labels)
-    ).toBe(false);
-    expect(requirementMatches(newRequirement('app', 'Lt', ['1']), labels)).toBe(
-      false
-    );
-  });
-
-  it.each([
-    { op: 'Gt', values: [] },
-    { op: 'Gt', values: ['1', '2'] },
-    { op: 'Lt', values: ['x'] },
-    { op: 'Equals', values: ['x'] },
-  ])('rejects $op with $values', ({ op, values }) => {
+  it.each<{ name: string; op: string; values: string[] }>([
+    { name: 'In without values', op: 'In', values: [] },
+    { name: 'NotIn without values', op: 'NotIn', values: [] },
+    { name: 'Exists with a value', op: 'Exists', values: ['x'] },
+    { name: 'DoesNotExist with a value', op: 'DoesNotExist', values: ['x'] },
+    { name: 'Gt without values', op: 'Gt', values: [] },
+    { name: 'Gt with two values', op: 'Gt', values: ['1', '2'] },
+    { name: 'Lt with a non-integer', op: 'Lt', values: ['x'] },
+    { name: 'Lt with a decimal', op: 'Lt', values: ['1.5'] },
+    { name: 'Gt beyond int64', op: 'Gt', values: ['9223372036854775808'] },
+    { name: 'Gt with a sign (not a label value)', op: 'Gt', values: ['+1'] },
+    { name: 'Lt negative (not a label value)', op: 'Lt', values: ['-1'] },
+    { name: 'an unknown operator', op: 'Equals', values: ['x'] },
+    { name: 'an invalid value', op: 'In', values: ['ok', 'not ok'] },
+    { name: 'a value of 64 characters', op: 'In', values: ['a'.repeat(64)] },
+  ])('rejects $name', ({ op, values }) => {
     // Act / Assess
     expect(() => newRequirement('n', op, values)).toThrow(InvalidObjectError);
   });
 
-  it('defaults to no values', () => {
-    // Act / Assess
-    expect(newRequirement('n', 'DoesNotExist').values).toEqual([]);
+  it.each<{ name: string; op: string; values: string[] }>([
+    { name: 'In with the empty value', op: 'In', values: [''] },
+    { name: 'Gt at int64 max', op: 'Gt', values: ['9223372036854775807'] },
+    { name: 'Lt with leading zeros', op: 'Lt', values: ['007'] },
+  ])('accepts $name', ({ op, values }) => {
+    // Act
+    const got = newRequirement('n', op, values);
+    // Assess
+    expect(got).toEqual({ key: 'n', operator: op, values });
   });
+
+  it('copies the values', () => {
+    // Prepare
+    const values = ['a'];
+    // Act
+    const got = newRequirement('n', 'In', values);
+    values.push('b');
+    // Assess
+    expect(got.values).toEqual(['a']);
+  });
+});
+
+describe('requirementMatches (Requirement.Matches)', () => {
+  it.each<{ name: string; r: Requirement; want: boolean }>([
+    { name: 'Gt below', r: newRequirement('n', 'Gt', ['4']), want: true },
+    { name: 'Gt equal', r: newRequirement('n', 'Gt', ['5']), want: false },
+    { name: 'Lt above', r: newRequirement('n', 'Lt', ['6']), want: true },
+    { name: 'Lt equal', r: newRequirement('n', 'Lt', ['5']), want: false },
+    {
+      name: 'Lt with leading zeros',
+      r: newRequirement('n', 'Lt', ['06']),
+      want: true,
+    },
+    {
+      name: 'Gt on a missing key',
+      r: newRequirement('zone', 'Gt', ['1']),
+      want: false,
+    },
+    {
+      name: 'Lt on a non-integer label',
+      r: newRequirement('app', 'Lt', ['1']),
+      want: false,
+    },
+    {
+      name: 'Gt built without values',
+      r: { key: 'n', operator: 'Gt', values: [] },
+      want: false,
+    },
+    {
+      name: 'Lt built with two values',
+      r: { key: 'n', operator: 'Lt', values: ['9', '10'] },
+      want: false,
+    },
+    {
+      name: 'Gt built with a non-integer',
+      r: { key: 'n', operator: 'Gt', values: ['x'] },
+      want: false,
+    },
+  ])('evaluates $name: $want', ({ r, want }) => {
+    // Act / Assess
+    expect(requirementMatches(r, labels)).toBe(want);
+  });
+
+  it.each([
+    { value: '-3', op: 'Lt', bound: '0', want: true },
+    { value: '+3', op: 'Gt', bound: '2', want: true },
+    {
+      value: '9223372036854775807',
+      op: 'Gt',
+      bound: '9223372036854775806',
+      want: true,
+    },
+    { value: '9223372036854775808', op: 'Gt', bound: '1', want: false },
+    { value: '-9223372036854775809', op: 'Lt', bound: '1', want: false },
+    { value: '1e3', op: 'Gt', bound: '1', want: false },
+  ])(
+    'parses the label "$value" like strconv.ParseInt (int64)',
+    ({ value, op, bound, want }) => {
+      // Act
+      const got = requirementMatches(newRequirement('v', op, [bound]), {
+        v: value,
+      });
+      // Assess
+      expect(got).toBe(want);
+    }
+  );
 });

@@ -3,226 +3,391 @@ import {
   addOrUpdateDaemonPodTolerations,
   addOrUpdateTolerationInPodSpec,
   findMatchingUntoleratedTaint,
+  matchToleration,
+  TAINT_NODE_DISK_PRESSURE,
+  TAINT_NODE_MEMORY_PRESSURE,
+  TAINT_NODE_NETWORK_UNAVAILABLE,
+  TAINT_NODE_NOT_READY,
+  TAINT_NODE_PID_PRESSURE,
+  TAINT_NODE_UNREACHABLE,
+  TAINT_NODE_UNSCHEDULABLE,
+  TaintEffect,
   toleratesTaint,
 } from '#lib/reconcile/tolerations.js';
-import type { Taint, Toleration } from '#lib/reconcile/types.js';
-
-const taint: Taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
+import type { PodSpec, Taint, Toleration } from '#lib/reconcile/types.js';
+import { clone } from '../../../helpers/builders.js';
 
 describe('toleratesTaint (Toleration.ToleratesTaint)', () => {
-  it.each<{ name: string; t: Toleration; want: boolean }>([
+  const valued: Taint = { key: 'k', value: 'v', effect: 'NoSchedule' };
+  const unvalued: Taint = { key: 'k', effect: 'NoExecute' };
+
+  it.each<{
+    name: string;
+    toleration: Toleration;
+    taint: Taint;
+    want: boolean;
+  }>([
     {
-      name: 'Equal with the same value',
-      t: { key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' },
+      name: 'Equal with the same key, value and effect',
+      toleration: {
+        key: 'k',
+        operator: 'Equal',
+        value: 'v',
+        effect: 'NoSchedule',
+      },
+      taint: valued,
       want: true,
     },
     {
-      name: 'empty operator means Equal',
-      t: { key: 'k', value: 'v' },
+      name: 'an empty operator means Equal',
+      toleration: { key: 'k', value: 'v' },
+      taint: valued,
       want: true,
     },
     {
       name: 'Equal with another value',
-      t: { key: 'k', operator: 'Equal', value: 'w' },
+      toleration: { key: 'k', operator: 'Equal', value: 'w' },
+      taint: valued,
       want: false,
     },
     {
       name: 'Equal without value against a valued taint',
-      t: { key: 'k', operator: 'Equal' },
+      toleration: { key: 'k', operator: 'Equal' },
+      taint: valued,
+      want: false,
+    },
+    {
+      name: 'Equal without value against an unvalued taint',
+      toleration: { key: 'k', operator: 'Equal' },
+      taint: unvalued,
+      want: true,
+    },
+    {
+      name: 'Equal with a value against an unvalued taint',
+      toleration: { key: 'k', operator: 'Equal', value: 'v' },
+      taint: unvalued,
       want: false,
     },
     {
       name: 'Exists ignores the value',
-      t: { key: 'k', operator: 'Exists' },
+      toleration: { key: 'k', operator: 'Exists', value: 'ignored' },
+      taint: valued,
       want: true,
     },
     {
-      name: 'empty key with Exists matches every key',
-      t: { operator: 'Exists' },
+      name: 'an empty key with Exists matches every key',
+      toleration: { operator: 'Exists' },
+      taint: valued,
       want: true,
     },
     {
-      name: 'empty effect matches every effect',
-      t: { key: 'k', operator: 'Exists', effect: '' },
+      name: 'an empty key with Equal compares only the value',
+      toleration: { key: '', operator: 'Equal', value: 'v' },
+      taint: valued,
+      want: true,
+    },
+    {
+      name: 'an empty effect matches NoSchedule',
+      toleration: { key: 'k', operator: 'Exists', effect: '' },
+      taint: valued,
+      want: true,
+    },
+    {
+      name: 'an absent effect matches NoExecute',
+      toleration: { key: 'k', operator: 'Exists' },
+      taint: unvalued,
       want: true,
     },
     {
       name: 'another effect does not match',
-      t: { key: 'k', operator: 'Exists', effect: 'NoExecute' },
+      toleration: { key: 'k', operator: 'Exists', effect: 'NoExecute' },
+      taint: valued,
+      want: false,
+    },
+    {
+      name: 'PreferNoSchedule does not tolerate NoSchedule',
+      toleration: { key: 'k', operator: 'Exists', effect: 'PreferNoSchedule' },
+      taint: valued,
       want: false,
     },
     {
       name: 'another key does not match',
-      t: { key: 'x', operator: 'Exists' },
+      toleration: { key: 'x', operator: 'Exists' },
+      taint: valued,
       want: false,
     },
     {
-      name: 'comparison operators are off (alpha gate)',
-      t: { key: 'k', operator: 'Gt', value: '1' },
+      name: 'Gt never tolerates (alpha comparison operators off)',
+      toleration: { key: 'k', operator: 'Gt', value: '1' },
+      taint: { key: 'k', value: '5', effect: 'NoSchedule' },
       want: false,
     },
-  ])('$name', ({ t, want }) => {
+    {
+      name: 'Lt never tolerates (alpha comparison operators off)',
+      toleration: { key: 'k', operator: 'Lt', value: '9' },
+      taint: { key: 'k', value: '5', effect: 'NoSchedule' },
+      want: false,
+    },
+    {
+      name: 'an unknown operator never tolerates',
+      toleration: { key: 'k', operator: 'equal', value: 'v' },
+      taint: valued,
+      want: false,
+    },
+  ])('$name: $want', ({ toleration, taint, want }) => {
     // Act / Assess
-    expect(toleratesTaint(t, taint)).toBe(want);
+    expect(toleratesTaint(toleration, taint)).toBe(want);
+  });
+});
+
+describe('findMatchingUntoleratedTaint (FindMatchingUntoleratedTaint)', () => {
+  const taints: Taint[] = [
+    { key: 'a', effect: 'PreferNoSchedule' },
+    { key: 'b', effect: 'NoSchedule' },
+    { key: 'c', effect: 'NoExecute' },
+  ];
+  const scheduling = (t: Taint) =>
+    t.effect === TaintEffect.NoSchedule || t.effect === TaintEffect.NoExecute;
+
+  it.each<{
+    name: string;
+    taints: Taint[] | undefined;
+    tolerations: Toleration[] | undefined;
+    filter?: (t: Taint) => boolean;
+    want: string | undefined;
+  }>([
+    {
+      name: 'the first filtered taint nothing tolerates',
+      taints,
+      tolerations: [],
+      filter: scheduling,
+      want: 'b',
+    },
+    {
+      name: 'skips tolerated taints',
+      taints,
+      tolerations: [{ key: 'b', operator: 'Exists' }],
+      filter: scheduling,
+      want: 'c',
+    },
+    {
+      name: 'nothing when everything is tolerated',
+      taints,
+      tolerations: [{ operator: 'Exists' }],
+      filter: scheduling,
+      want: undefined,
+    },
+    {
+      name: 'every taint without a filter',
+      taints,
+      tolerations: undefined,
+      want: 'a',
+    },
+    {
+      name: 'nothing without taints',
+      taints: undefined,
+      tolerations: undefined,
+      filter: scheduling,
+      want: undefined,
+    },
+    {
+      name: 'nothing when the filter excludes all',
+      taints,
+      tolerations: [],
+      filter: () => false,
+      want: undefined,
+    },
+  ])('returns $name', ({ taints, tolerations, filter, want }) => {
+    // Act
+    const got = findMatchingUntoleratedTaint(taints, tolerations, filter);
+    // Assess
+    expect(got?.key).toBe(want);
+  });
+});
+
+describe('matchToleration (Toleration.MatchToleration)', () => {
+  const base: Toleration = {
+    key: 'k',
+    operator: 'Equal',
+    value: 'v',
+    effect: 'NoSchedule',
+  };
+
+  it.each<{ name: string; other: Toleration; want: boolean }>([
+    { name: 'identical', other: { ...base }, want: true },
+    {
+      name: 'differs only in tolerationSeconds',
+      other: { ...base, tolerationSeconds: 5 },
+      want: true,
+    },
+    { name: 'another key', other: { ...base, key: 'x' }, want: false },
+    {
+      name: 'another effect',
+      other: { ...base, effect: 'NoExecute' },
+      want: false,
+    },
+    { name: 'another value', other: { ...base, value: 'w' }, want: false },
+    {
+      name: "'' versus Equal operator",
+      other: { ...base, operator: '' },
+      want: false,
+    },
+  ])('$name: $want', ({ other, want }) => {
+    // Act / Assess
+    expect(matchToleration(base, other)).toBe(want);
   });
 
-  it('matches an unvalued taint with Equal and no value', () => {
+  it('treats absent and empty fields alike', () => {
     // Act / Assess
     expect(
-      toleratesTaint({ key: 'k' }, { key: 'k', effect: 'NoSchedule' })
+      matchToleration({}, { key: '', operator: '', value: '', effect: '' })
+    ).toBe(true);
+    expect(
+      matchToleration({ key: '', operator: '', value: '', effect: '' }, {})
     ).toBe(true);
   });
 });
 
-describe('findMatchingUntoleratedTaint', () => {
-  it('returns the first taint in the filter that nothing tolerates', () => {
-    // Prepare
-    const taints: Taint[] = [
-      { key: 'a', effect: 'PreferNoSchedule' },
-      { key: 'b', effect: 'NoSchedule' },
-      { key: 'c', effect: 'NoExecute' },
-    ];
-    const notPrefer = (t: Taint) => t.effect !== 'PreferNoSchedule';
-    // Act / Assess
-    expect(findMatchingUntoleratedTaint(taints, [], notPrefer)?.key).toBe('b');
-    expect(
-      findMatchingUntoleratedTaint(
-        taints,
-        [{ key: 'b', operator: 'Exists' }],
-        notPrefer
-      )?.key
-    ).toBe('c');
-    expect(
-      findMatchingUntoleratedTaint(taints, [{ operator: 'Exists' }], notPrefer)
-    ).toBeUndefined();
-    expect(
-      findMatchingUntoleratedTaint(undefined, undefined, notPrefer)
-    ).toBeUndefined();
-    expect(
-      findMatchingUntoleratedTaint(taints, undefined, notPrefer)?.key
-    ).toBe('b');
-  });
-});
+describe('addOrUpdateTolerationInPodSpec (AddOrUpdateTolerationInPodSpec)', () => {
+  const notReady: Toleration = {
+    key: TAINT_NODE_NOT_READY,
+    operator: 'Exists',
+    effect: 'NoExecute',
+  };
+  const other: Toleration = { key: 'x', operator: 'Exists' };
 
-describe('addOrUpdateTolerationInPodSpec', () => {
-  it('replaces a matching toleration in place, dropping tolerationSeconds', () => {
+  it.each<{
+    name: string;
+    tolerations: Toleration[] | undefined;
+    want: Toleration[];
+  }>([
+    {
+      name: 'appends to absent tolerations',
+      tolerations: undefined,
+      want: [notReady],
+    },
+    {
+      name: 'appends when none matches',
+      tolerations: [other],
+      want: [other, notReady],
+    },
+    {
+      name: 'replaces a match in place, dropping tolerationSeconds',
+      tolerations: [{ ...notReady, tolerationSeconds: 300 }, other],
+      want: [notReady, other],
+    },
+    {
+      name: 'leaves an equal toleration as it is',
+      tolerations: [other, notReady],
+      want: [other, notReady],
+    },
+    {
+      name: 'replaces every match (upstream DeepEqual never short-cuts)',
+      tolerations: [{ ...notReady, tolerationSeconds: 1 }, notReady, other],
+      want: [notReady, notReady, other],
+    },
+    {
+      name: 'does not match another operator',
+      tolerations: [{ key: TAINT_NODE_NOT_READY, effect: 'NoExecute' }],
+      want: [{ key: TAINT_NODE_NOT_READY, effect: 'NoExecute' }, notReady],
+    },
+  ])('$name', ({ tolerations, want }) => {
     // Prepare
-    const spec = {
+    const spec: PodSpec = {
       containers: [],
-      tolerations: [
-        { key: 'x', operator: 'Exists' },
-        {
-          key: 'node.kubernetes.io/not-ready',
-          operator: 'Exists',
-          effect: 'NoExecute',
-          tolerationSeconds: 300,
-        },
-      ],
+      ...(tolerations === undefined ? {} : { tolerations }),
     };
+    const before = clone(spec);
     // Act
-    const next = addOrUpdateTolerationInPodSpec(spec, {
-      key: 'node.kubernetes.io/not-ready',
-      operator: 'Exists',
-      effect: 'NoExecute',
-    });
+    const got = addOrUpdateTolerationInPodSpec(spec, notReady);
     // Assess
-    expect(next.tolerations).toEqual([
-      { key: 'x', operator: 'Exists' },
-      {
-        key: 'node.kubernetes.io/not-ready',
-        operator: 'Exists',
-        effect: 'NoExecute',
-      },
-    ]);
-    expect(spec.tolerations[1]?.tolerationSeconds).toBe(300);
+    expect(got.tolerations).toStrictEqual(want);
+    expect(spec).toStrictEqual(before);
   });
 
-  it('treats absent and empty fields alike when matching', () => {
+  it('returns new toleration objects', () => {
     // Prepare
-    const spec = {
-      containers: [],
-      tolerations: [{ key: '', operator: '', value: '', effect: '' }],
-    };
+    const toleration = { ...notReady };
     // Act
-    const next = addOrUpdateTolerationInPodSpec(spec, {});
+    const got = addOrUpdateTolerationInPodSpec({ containers: [] }, toleration);
     // Assess
-    expect(next.tolerations).toEqual([{}]);
-  });
-
-  it('matches absent fields in the pod spec against empty ones', () => {
-    // Act
-    const next = addOrUpdateTolerationInPodSpec(
-      { containers: [], tolerations: [{}] },
-      { key: '', operator: '', value: '', effect: '' }
-    );
-    // Assess
-    expect(next.tolerations).toEqual([
-      { key: '', operator: '', value: '', effect: '' },
-    ]);
-  });
-
-  it('appends a toleration that matches none', () => {
-    // Act
-    const next = addOrUpdateTolerationInPodSpec(
-      { containers: [] },
-      { key: 'a', operator: 'Exists' }
-    );
-    // Assess
-    expect(next.tolerations).toEqual([{ key: 'a', operator: 'Exists' }]);
+    expect(got.tolerations?.[0]).not.toBe(toleration);
   });
 });
 
 describe('addOrUpdateDaemonPodTolerations (util.AddOrUpdateDaemonPodTolerations)', () => {
-  it('adds the six daemon tolerations in upstream order', () => {
-    // Act
-    const spec = addOrUpdateDaemonPodTolerations({ containers: [] });
-    // Assess
-    expect(spec.tolerations).toEqual([
-      {
-        key: 'node.kubernetes.io/not-ready',
-        operator: 'Exists',
-        effect: 'NoExecute',
-      },
-      {
-        key: 'node.kubernetes.io/unreachable',
-        operator: 'Exists',
-        effect: 'NoExecute',
-      },
-      {
-        key: 'node.kubernetes.io/disk-pressure',
-        operator: 'Exists',
-        effect: 'NoSchedule',
-      },
-      {
-        key: 'node.kubernetes.io/memory-pressure',
-        operator: 'Exists',
-        effect: 'NoSchedule',
-      },
-      {
-        key: 'node.kubernetes.io/pid-pressure',
-        operator: 'Exists',
-        effect: 'NoSchedule',
-      },
-      {
-        key: 'node.kubernetes.io/unschedulable',
-        operator: 'Exists',
-        effect: 'NoSchedule',
-      },
-    ]);
+  const daemon = (key: string, effect: string): Toleration => ({
+    key,
+    operator: 'Exists',
+    effect,
   });
+  const six = [
+    daemon(TAINT_NODE_NOT_READY, 'NoExecute'),
+    daemon(TAINT_NODE_UNREACHABLE, 'NoExecute'),
+    daemon(TAINT_NODE_DISK_PRESSURE, 'NoSchedule'),
+    daemon(TAINT_NODE_MEMORY_PRESSURE, 'NoSchedule'),
+    daemon(TAINT_NODE_PID_PRESSURE, 'NoSchedule'),
+    daemon(TAINT_NODE_UNSCHEDULABLE, 'NoSchedule'),
+  ];
+  const network = daemon(TAINT_NODE_NETWORK_UNAVAILABLE, 'NoSchedule');
+  const user: Toleration = {
+    key: 'dedicated',
+    value: 'user1',
+    effect: 'NoSchedule',
+  };
 
-  it('adds network-unavailable for hostNetwork pods', () => {
+  it.each<{ name: string; spec: PodSpec; want: Toleration[] }>([
+    {
+      name: 'adds the six daemon tolerations in order',
+      spec: { containers: [] },
+      want: six,
+    },
+    {
+      name: 'adds network-unavailable last with hostNetwork',
+      spec: { containers: [], hostNetwork: true },
+      want: [...six, network],
+    },
+    {
+      name: 'does not add network-unavailable with hostNetwork false',
+      spec: { containers: [], hostNetwork: false },
+      want: six,
+    },
+    {
+      name: 'keeps user tolerations first',
+      spec: { containers: [], tolerations: [user] },
+      want: [user, ...six],
+    },
+    {
+      name: "replaces a user's matching toleration in place (tolerationSeconds dropped)",
+      spec: {
+        containers: [],
+        tolerations: [
+          {
+            ...daemon(TAINT_NODE_UNREACHABLE, 'NoExecute'),
+            tolerationSeconds: 300,
+          },
+          user,
+        ],
+      },
+      want: [
+        daemon(TAINT_NODE_UNREACHABLE, 'NoExecute'),
+        user,
+        daemon(TAINT_NODE_NOT_READY, 'NoExecute'),
+        ...six.slice(2),
+      ],
+    },
+    {
+      name: 'is idempotent',
+      spec: { containers: [], tolerations: clone(six) },
+      want: six,
+    },
+  ])('$name', ({ spec, want }) => {
+    // Prepare
+    const before = clone(spec);
     // Act
-    const spec = addOrUpdateDaemonPodTolerations({
-      containers: [],
-      hostNetwork: true,
-    });
+    const got = addOrUpdateDaemonPodTolerations(spec);
     // Assess
-    expect(spec.tolerations?.at(-1)).toEqual({
-      key: 'node.kubernetes.io/network-unavailable',
-      operator: 'Exists',
-      effect: 'NoSchedule',
-    });
-    expect(spec.tolerations).toHaveLength(7);
+    expect(got.tolerations).toStrictEqual(want);
+    expect(spec).toStrictEqual(before);
   });
 });
