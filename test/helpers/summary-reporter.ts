@@ -1,6 +1,7 @@
 /**
- * Prints one plain closing line, `N passed, N failed, N skipped`, after the
- * run, for tools that read a run's result from its last lines.
+ * Prints one plain line, `N passed, N failed, N skipped`, when the run ends,
+ * for tools that read a run's result from plain text (.ci/run repeats it as
+ * its last line, after the coverage report).
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
