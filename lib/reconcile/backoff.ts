@@ -56,3 +56,21 @@ export const nextBackoff = (
     lastUpdateMs: nowMs,
   };
 };
+
+/**
+ * client-go's per-item retry backoff (`ItemExponentialFailureRateLimiter`
+ * inside `DefaultControllerRateLimiter`): 5 ms doubled per failure, capped
+ * at 1000 s.
+ */
+export const ITEM_RETRY_BACKOFF: BackoffPolicy = {
+  initialMs: 5,
+  maxMs: 1_000_000,
+};
+
+/** Returns the delay before retry number `failures` (0-based) of a key. */
+export const itemRetryDelayMs = (
+  failures: number,
+  policy: BackoffPolicy = ITEM_RETRY_BACKOFF
+): number =>
+  // 2^n overflows to Infinity for large n; the cap still applies.
+  Math.min(policy.initialMs * 2 ** failures, policy.maxMs);

@@ -1,0 +1,112 @@
+/**
+ * An in-process work queue with client-go's workqueue guarantees
+ * (util/workqueue: queue.go, delaying_queue.go, rate_limiting_queue.go), for
+ * the local run and tests:
+ * - a key is handed to at most one worker at a time;
+ * - adding a key that is already waiting is a no-op (duplicates coalesce);
+ * - adding a key while it is being processed queues it again after `done`;
+ * - `addAfter` keeps the earliest ready time of a key;
+ * - `addRateLimited` waits 5 ms · 2^failures (≤ 1000 s); `forget` resets.
+ */
+import { itemRetryDelayMs } from '../../reconcile/backoff.js';
+
+/** client-go-style work queue over keys. */
+export class MemoryWorkQueue {
+  readonly #queue: string[] = [];
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Set<string>();
+  readonly #waiting = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  readonly #failures = new Map<string, number>();
+  readonly #getters: ((key: string | undefined) => void)[] = [];
+  readonly #now: () => number;
+  #shuttingDown = false;
+
+  constructor({ now = Date.now }: { now?: () => number } = {}) {
+    this.#now = now;
+  }
+
+  /** Marks the key as needing a sync. */
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (this.#processing.has(key)) return;
+    const getter = this.#getters.shift();
+    if (getter) {
+      this.#dirty.delete(key);
+      this.#processing.add(key);
+      getter(key);
+    } else {
+      this.#queue.push(key);
+    }
+  }
+
+  /** Adds the key after `delayMs`; an earlier pending time wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.#now() + delayMs;
+    const pending = this.#waiting.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.#waiting.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref?.();
+    this.#waiting.set(key, { at, timer });
+  }
+
+  /** Adds the key after its per-key exponential backoff. */
+  addRateLimited(key: string): void {
+    const failures = this.#failures.get(key) ?? 0;
+    this.#failures.set(key, failures + 1);
+    this.addAfter(key, itemRetryDelayMs(failures));
+  }
+
+  /** Forgets the key's failures (after a successful sync). */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  /** Returns how many times the key failed since it was last forgotten. */
+  numRequeues(key: string): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /** Waits for the next key; undefined once shut down. */
+  get(): Promise<string | undefined> {
+    const key = this.#queue.shift();
+    if (key !== undefined) {
+      this.#dirty.delete(key);
+      this.#processing.add(key);
+      return Promise.resolve(key);
+    }
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#getters.push(resolve));
+  }
+
+  /** Marks the key processed; a key added meanwhile is queued again. */
+  done(key: string): void {
+    this.#processing.delete(key);
+    if (this.#dirty.has(key)) {
+      this.#dirty.delete(key);
+      this.add(key);
+    }
+  }
+
+  /** Number of keys ready to be handed out. */
+  get length(): number {
+    return this.#queue.length;
+  }
+
+  /** Stops handing out keys and releases waiting workers. */
+  shutDown(): void {
+    this.#shuttingDown = true;
+    for (const { timer } of this.#waiting.values()) clearTimeout(timer);
+    this.#waiting.clear();
+    for (const getter of this.#getters.splice(0)) getter(undefined);
+  }
+}
