@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { kubeconfigYaml, schedulerConfigYaml } from './config-files.js';
 import { UNMANAGED_LABEL } from './kube-fixtures.js';
 import {
   type Component,
@@ -188,7 +189,7 @@ export class ControlPlane {
     );
     writeFileSync(
       this.kubeconfigPath,
-      this.#kubeconfigYaml(readFileSync(crt)),
+      kubeconfigYaml(this.server, readFileSync(crt), this.token),
       { mode: 0o600 }
     );
     const http = this.http();
@@ -207,46 +208,10 @@ export class ControlPlane {
     }
   }
 
-  #kubeconfigYaml(ca: Buffer): string {
-    return [
-      'apiVersion: v1',
-      'kind: Config',
-      'clusters:',
-      '- name: dsr-local',
-      '  cluster:',
-      `    server: ${this.server}`,
-      `    certificate-authority-data: ${ca.toString('base64')}`,
-      'users:',
-      '- name: dsr-admin',
-      '  user:',
-      `    token: ${this.token}`,
-      'contexts:',
-      '- name: dsr-local',
-      '  context: {cluster: dsr-local, user: dsr-admin}',
-      'current-context: dsr-local',
-      '',
-    ].join('\n');
-  }
-
   async #startScheduler(): Promise<void> {
     const port = await this.#port();
     const config = path.join(this.workDir, 'scheduler.yaml');
-    writeFileSync(
-      config,
-      [
-        'apiVersion: kubescheduler.config.k8s.io/v1',
-        'kind: KubeSchedulerConfiguration',
-        'clientConnection:',
-        `  kubeconfig: ${this.kubeconfigPath}`,
-        // Never the bottleneck: one bind per pod at the default 50 QPS would
-        // throttle every DaemonSet measurement.
-        '  qps: 5000',
-        '  burst: 10000',
-        'leaderElection:',
-        '  leaderElect: false',
-        '',
-      ].join('\n')
-    );
+    writeFileSync(config, schedulerConfigYaml(this.kubeconfigPath));
     this.#start('kube-scheduler', [
       `--config=${config}`,
       '--bind-address=127.0.0.1',
