@@ -5,6 +5,7 @@
  * sent them (unknown fields included: ControllerRevision data depends on it)
  * and request bodies can be byte-exact.
  */
+import type http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError } from '../../errors.js';
@@ -22,6 +23,12 @@ export interface RequestOptions {
   /** A JSON text, sent verbatim. */
   body?: string;
   contentType?: ContentType;
+}
+
+/** One event of a watch stream. */
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
 }
 
 /** Counters a sync or a benchmark reads. */
@@ -159,6 +166,76 @@ export class KubeHttp {
       throw apiErrorFromResponse(what, status, text, retryAfter);
     }
     return text;
+  }
+
+  /**
+   * Streams the events of a watch on `path` until the server ends it (or
+   * `signal` aborts); a non-2xx answer or an in-stream ERROR event throws
+   * KubeApiError (410 ⇒ Gone: relist and start over).
+   */
+  async *watch<T>(
+    what: string,
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    signal?: AbortSignal
+  ): AsyncGenerator<WatchEvent<T>> {
+    const url = new URL(path, this.#server);
+    for (const [k, v] of Object.entries({ ...query, watch: true })) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    const base = await this.#options();
+    this.stats.requests++;
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = https.request(url, {
+        ...base,
+        method: 'GET',
+        headers: {
+          ...(base.headers as Record<string, string>),
+          Accept: 'application/json',
+        },
+        signal,
+      });
+      req.on('response', resolve);
+      req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
+      req.end();
+    });
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      throw apiErrorFromResponse(
+        what,
+        status,
+        Buffer.concat(chunks).toString('utf8'),
+        res.headers['retry-after']
+      );
+    }
+    let buffered = '';
+    try {
+      for await (const chunk of res) {
+        this.stats.bytesRead += (chunk as Buffer).length;
+        buffered += (chunk as Buffer).toString('utf8');
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          newline = buffered.indexOf('\n');
+          if (line === '') continue;
+          const event = JSON.parse(line) as WatchEvent<T>;
+          if (event.type === 'ERROR') {
+            const body = JSON.stringify(event.object);
+            const code = (event.object as { code?: number }).code ?? 500;
+            throw apiErrorFromResponse(what, code, body, undefined);
+          }
+          yield event;
+        }
+      }
+    } catch (e) {
+      if (signal?.aborted) return;
+      throw e;
+    } finally {
+      res.destroy();
+    }
   }
 
   /** Returns every item of a list, following `continue` tokens. */
