@@ -238,6 +238,33 @@ export class KubeHttp {
     }
   }
 
+  /**
+   * Returns every item of a list and the list's resourceVersion (to watch
+   * from), following `continue` tokens.
+   */
+  async listWithVersion<T>(
+    what: string,
+    path: string,
+    query: Record<string, string | number | undefined> = {},
+    pageSize = 500
+  ): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let token: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.request<{
+        items?: T[];
+        metadata?: { continue?: string; resourceVersion?: string };
+      }>(what, 'GET', path, {
+        query: { ...query, limit: pageSize, continue: token },
+      });
+      items.push(...(page.items ?? []));
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return { items, resourceVersion };
+  }
+
   /** Returns every item of a list, following `continue` tokens. */
   async list<T>(
     what: string,
@@ -245,18 +272,6 @@ export class KubeHttp {
     query: Record<string, string | number | undefined> = {},
     pageSize = 500
   ): Promise<T[]> {
-    const items: T[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.request<{
-        items?: T[];
-        metadata?: { continue?: string };
-      }>(what, 'GET', path, {
-        query: { ...query, limit: pageSize, continue: token },
-      });
-      items.push(...(page.items ?? []));
-      token = page.metadata?.continue || undefined;
-    } while (token !== undefined);
-    return items;
+    return (await this.listWithVersion<T>(what, path, query, pageSize)).items;
   }
 }
