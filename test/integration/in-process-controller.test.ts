@@ -1,0 +1,154 @@
+/**
+ * The controller in one process, driven only by watch events (no polling):
+ * a DaemonSet converges, rolls out a new template, replaces a deleted pod.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
+import { KubeEventRecorder } from '#lib/adapters/kube/kube-event-recorder.js';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
+import {
+  KubeRevisionControl,
+  KubeStatusWriter,
+} from '#lib/adapters/kube/kube-revision-control.js';
+import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
+import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
+import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import { InProcessController } from '#lib/runtime/in-process-controller.js';
+import { FakeLogger } from '../helpers/fakes/fake-logger.js';
+import {
+  createNamespace,
+  createNodes,
+  deleteNamespace,
+  deleteNodes,
+} from '../testbed/kube-fixtures.js';
+import { waitFor } from '../testbed/processes.js';
+import { adminHttp } from './sync-loop.js';
+
+describe('InProcessController', () => {
+  const ns = `inproc-${Date.now().toString(36)}`;
+  const dsPath = `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`;
+  let http: KubeHttp;
+  let controller: InProcessController;
+  let nodes: string[] = [];
+  const logger = new FakeLogger();
+
+  const pods = async () =>
+    (await http.list<Pod>('list pods', `/api/v1/namespaces/${ns}/pods`)).filter(
+      (p) => !p.metadata?.deletionTimestamp
+    );
+  const convergedOn = (image: string) => async () => {
+    const ds = await http.request<DaemonSet>('get ds', 'GET', dsPath);
+    const current = await pods();
+    const ok =
+      ds.status?.numberAvailable === 3 &&
+      ds.status.updatedNumberScheduled === 3 &&
+      (ds.status.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 1) &&
+      current.length === 3 &&
+      current.every((p) => p.spec?.containers[0]?.image === image);
+    return ok ? true : undefined;
+  };
+
+  beforeAll(async () => {
+    http = adminHttp();
+    const expectations = new MemoryExpectationsStore({ clock: systemClock });
+    const events = new KubeEventRecorder({ http, logger });
+    controller = new InProcessController({
+      cluster: 'local',
+      http,
+      logger,
+      deps: {
+        reader: new KubeClusterReader({ http }),
+        podControl: new KubePodControl({ http, events }),
+        revisionControl: new KubeRevisionControl({ http }),
+        statusWriter: new KubeStatusWriter({ http }),
+        events,
+        expectations,
+        failedPodBackoff: new MemoryBackoffStore(),
+        clock: systemClock,
+        logger,
+      },
+    });
+    await createNamespace(http, ns);
+    nodes = await createNodes(http, 3, {
+      prefix: `${ns}-`,
+      labels: { inproc: ns },
+    });
+    await controller.start();
+  });
+
+  afterAll(async () => {
+    await controller.stop();
+    await deleteNodes(http, nodes);
+    await deleteNamespace(http, ns);
+    http.close();
+  });
+
+  it('converges a new DaemonSet from watch events alone', async () => {
+    // Act
+    await http.request(
+      'create ds',
+      'POST',
+      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'agent' },
+          spec: {
+            selector: { matchLabels: { app: 'agent' } },
+            template: {
+              metadata: { labels: { app: 'agent' } },
+              spec: {
+                nodeSelector: { inproc: ns },
+                containers: [{ name: 'c', image: 'agent:1' }],
+              },
+            },
+          },
+        }),
+      }
+    );
+    // Assess
+    await waitFor('convergence', convergedOn('agent:1'), 30_000, 200);
+  });
+
+  it('rolls out a template change', async () => {
+    // Act
+    await http.request('patch image', 'PATCH', dsPath, {
+      body: JSON.stringify({
+        spec: {
+          template: { spec: { containers: [{ name: 'c', image: 'agent:2' }] } },
+        },
+      }),
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    // Assess
+    await waitFor('rollout', convergedOn('agent:2'), 60_000, 200);
+  });
+
+  it('replaces a deleted pod', async () => {
+    // Prepare
+    const [victim] = await pods();
+    // Act
+    await http.request(
+      'delete pod',
+      'DELETE',
+      `/api/v1/namespaces/${ns}/pods/${victim?.metadata?.name}`
+    );
+    // Assess
+    await waitFor(
+      'replacement',
+      async () => {
+        const current = await pods();
+        return current.length === 3 &&
+          !current.some((p) => p.metadata?.uid === victim?.metadata?.uid)
+          ? true
+          : undefined;
+      },
+      30_000,
+      200
+    );
+    expect(controller.stats.syncs).toBeGreaterThan(0);
+  });
+});
