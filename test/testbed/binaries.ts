@@ -3,14 +3,11 @@
  * version-keyed cache that test/testbed/build-binaries.sh fills (building
  * them from the Go module proxy on first use).
  */
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const SCRIPT = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  'build-binaries.sh'
-);
+import { execFileSync } from 'node:child_process';
+import { testbedFile } from './testbed-file.js';
+
+const SCRIPT = testbedFile('build-binaries.sh');
 
 /** Returns the directory holding the test bed binaries, building if needed. */
 export const ensureBinaries = (): string => {

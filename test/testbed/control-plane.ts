@@ -6,6 +6,7 @@
  * global setup, the benchmarks and the local run. The upstream DaemonSet
  * controller (the oracle) is started separately: upstream-controller.ts.
  */
+
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
@@ -17,7 +18,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { kubeconfigYaml, schedulerConfigYaml } from './config-files.js';
@@ -31,11 +31,9 @@ import {
   tailLog,
   waitFor,
 } from './processes.js';
+import { testbedFile } from './testbed-file.js';
 
-const STAGES = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  'kwok-stages.yaml'
-);
+const STAGES = testbedFile('kwok-stages.yaml');
 
 export interface ControlPlaneOptions {
   /** Directory holding etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok. */

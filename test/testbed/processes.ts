@@ -28,6 +28,9 @@ const installExitHook = (): void => {
   process.on('exit', killAll);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      // A program with its own handler stops its components gracefully; the
+      // exit hook still kills whatever is left.
+      if (process.listenerCount(signal) > 0) return;
       killAll();
       process.exit(130);
     });
