@@ -10,19 +10,10 @@
  */
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClusterReader } from '../lib/adapters/kube/kube-cluster-reader.js';
-import { KubeEventRecorder } from '../lib/adapters/kube/kube-event-recorder.js';
 import { KubeHttp } from '../lib/adapters/kube/kube-http.js';
-import { KubePodControl } from '../lib/adapters/kube/kube-pod-control.js';
-import {
-  KubeRevisionControl,
-  KubeStatusWriter,
-} from '../lib/adapters/kube/kube-revision-control.js';
-import { MemoryBackoffStore } from '../lib/adapters/memory/memory-backoff-store.js';
-import { MemoryExpectationsStore } from '../lib/adapters/memory/memory-expectations-store.js';
-import { systemClock } from '../lib/adapters/memory/system-clock.js';
 import type { Logger } from '../lib/ports.js';
 import { InProcessController } from '../lib/runtime/in-process-controller.js';
+import { kubeSyncDeps } from '../lib/runtime/kube-sync-deps.js';
 import { startLocalCluster } from '../test/testbed/local-cluster.js';
 
 const { values } = parseArgs({
@@ -49,23 +40,11 @@ const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath ?? local?.kubeconfigPath ?? '');
 if (values.context) kc.setCurrentContext(values.context);
 const http = new KubeHttp({ kubeConfig: kc });
-const expectations = new MemoryExpectationsStore({ clock: systemClock });
-const events = new KubeEventRecorder({ http, logger });
 const controller = new InProcessController({
   cluster: 'local',
   http,
   logger,
-  deps: {
-    reader: new KubeClusterReader({ http }),
-    podControl: new KubePodControl({ http, events }),
-    revisionControl: new KubeRevisionControl({ http }),
-    statusWriter: new KubeStatusWriter({ http }),
-    events,
-    expectations,
-    failedPodBackoff: new MemoryBackoffStore(),
-    clock: systemClock,
-    logger,
-  },
+  deps: kubeSyncDeps(http, logger),
 });
 await controller.start();
 say(`watching ${kc.getCurrentCluster()?.server} — Ctrl-C to stop`);

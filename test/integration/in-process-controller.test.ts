@@ -3,19 +3,10 @@
  * a DaemonSet converges, rolls out a new template, replaces a deleted pod.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
-import { KubeEventRecorder } from '#lib/adapters/kube/kube-event-recorder.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
-import {
-  KubeRevisionControl,
-  KubeStatusWriter,
-} from '#lib/adapters/kube/kube-revision-control.js';
-import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
-import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import { InProcessController } from '#lib/runtime/in-process-controller.js';
+import { kubeSyncDeps } from '#lib/runtime/kube-sync-deps.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import {
   createNamespace,
@@ -52,23 +43,11 @@ describe('InProcessController', () => {
 
   beforeAll(async () => {
     http = adminHttp();
-    const expectations = new MemoryExpectationsStore({ clock: systemClock });
-    const events = new KubeEventRecorder({ http, logger });
     controller = new InProcessController({
       cluster: 'local',
       http,
       logger,
-      deps: {
-        reader: new KubeClusterReader({ http }),
-        podControl: new KubePodControl({ http, events }),
-        revisionControl: new KubeRevisionControl({ http }),
-        statusWriter: new KubeStatusWriter({ http }),
-        events,
-        expectations,
-        failedPodBackoff: new MemoryBackoffStore(),
-        clock: systemClock,
-        logger,
-      },
+      deps: kubeSyncDeps(http, logger),
     });
     await createNamespace(http, ns);
     nodes = await createNodes(http, 3, {

@@ -5,18 +5,9 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
-import { KubeEventRecorder } from '#lib/adapters/kube/kube-event-recorder.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
-import {
-  KubeRevisionControl,
-  KubeStatusWriter,
-} from '#lib/adapters/kube/kube-revision-control.js';
-import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
-import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import { SelfObservingPodControl } from '#lib/adapters/self-observing-pod-control.js';
+import { kubeSyncDeps } from '#lib/runtime/kube-sync-deps.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
@@ -32,24 +23,15 @@ export const adminHttp = (): KubeHttp => {
 
 /** Returns SyncDeps wired to the real API server. */
 export const realDeps = (http: KubeHttp): SyncDeps => {
-  const logger = new FakeLogger();
-  const expectations = new MemoryExpectationsStore({ clock: systemClock });
-  const events = new KubeEventRecorder({ http, logger });
+  const deps = kubeSyncDeps(http, new FakeLogger());
   return {
-    reader: new KubeClusterReader({ http }),
+    ...deps,
     podControl: new SelfObservingPodControl({
-      inner: new KubePodControl({ http, events }),
-      expectations,
+      inner: deps.podControl,
+      expectations: deps.expectations,
       keyOf: (ds) =>
         `${CLUSTER}/${ds.metadata?.namespace}/${ds.metadata?.name}`,
     }),
-    revisionControl: new KubeRevisionControl({ http }),
-    statusWriter: new KubeStatusWriter({ http }),
-    events,
-    expectations,
-    failedPodBackoff: new MemoryBackoffStore(),
-    clock: systemClock,
-    logger,
   };
 };
 
