@@ -29,6 +29,9 @@ export const deleteNamespace = async (http: KubeHttp, name: string) => {
  */
 export const UNMANAGED_LABEL = 'dsr.test/unmanaged';
 
+/** Capacity of a simulated node (KWOK's defaults). */
+const SIMULATED_CAPACITY = { cpu: '1k', memory: '1Ti', pods: '1M' };
+
 /** What a simulated node looks like. */
 export interface NodeSpec {
   prefix: string;
@@ -89,7 +92,14 @@ export const createNodes = async (
           'PATCH',
           `/api/v1/nodes/${name}/status`,
           {
-            body: JSON.stringify({ status: { conditions: spec.conditions } }),
+            body: JSON.stringify({
+              status: {
+                conditions: spec.conditions,
+                // What KWOK would have written: room for every pod.
+                allocatable: SIMULATED_CAPACITY,
+                capacity: SIMULATED_CAPACITY,
+              },
+            }),
             contentType: 'application/merge-patch+json',
           }
         )
