@@ -32,8 +32,9 @@
 # with plain `go install`.
 set -euo pipefail
 
-# Pinned versions (newest patches on the Go module proxy when last resolved:
-#   go list -m -versions k8s.io/kubernetes go.etcd.io/etcd/server/v3 sigs.k8s.io/kwok).
+# Pinned versions: the newest patches on the Go module proxy, resolved 2026-11-23
+# with `go list -m -versions k8s.io/kubernetes go.etcd.io/etcd/server/v3
+# go.etcd.io/etcd/etcdctl/v3 sigs.k8s.io/kwok` (v1.37.2 existed too; not adopted).
 K8S_VERSION="${DSR_K8S_VERSION:-v1.36.3}"
 ETCD_VERSION="${DSR_ETCD_VERSION:-v3.6.16}"
 KWOK_VERSION="${DSR_KWOK_VERSION:-v0.8.0}"
@@ -142,9 +143,9 @@ if complete_dir "$BIN" strict; then
   exit 0
 fi
 # Holding the lock, any leftover temporary directory is from an interrupted run.
-rm -rf "$CACHE"/.build-* "$CACHE"/.stale-*
+rm -rf "$CACHE"/.build-* "$CACHE"/.work-* "$CACHE"/.stale-*
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/dsr-testbin-work.XXXXXX")"
+WORK="$(mktemp -d "$CACHE/.work-XXXXXX")" # wrapper modules and logs
 STAGE="$(mktemp -d "$CACHE/.build-$KEY.XXXXXX")"
 chmod 755 "$STAGE"
 trap 'rm -rf "$WORK" "$STAGE"' EXIT
@@ -161,7 +162,8 @@ go_step() {
     tail -n 25 "$LOGF" >&2
     die "$what failed: $(grep -v '^[[:space:]]*$' "$LOGF" | tail -n 1)"
   fi
-  [[ ! -s "$LOGF" ]] || cat "$LOGF" >&2
+  # Show what go said, less the per-module download/resolve chatter.
+  grep -Ev '^go: (downloading|added|upgraded|finding) ' "$LOGF" >&2 || true
 }
 
 # fetch_gomod MODULE@VERSION -> path of its go.mod in GOMODCACHE (downloads the module)
