@@ -9,6 +9,7 @@ import { InProcessController } from '#lib/runtime/in-process-controller.js';
 import { kubeSyncDeps } from '#lib/runtime/kube-sync-deps.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import {
+  createAgentDaemonSet,
   createNamespace,
   createNodes,
   deleteNamespace,
@@ -66,28 +67,7 @@ describe('InProcessController', () => {
 
   it('converges a new DaemonSet from watch events alone', async () => {
     // Act
-    await http.request(
-      'create ds',
-      'POST',
-      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          metadata: { name: 'agent' },
-          spec: {
-            selector: { matchLabels: { app: 'agent' } },
-            template: {
-              metadata: { labels: { app: 'agent' } },
-              spec: {
-                nodeSelector: { inproc: ns },
-                containers: [{ name: 'c', image: 'agent:1' }],
-              },
-            },
-          },
-        }),
-      }
-    );
+    await createAgentDaemonSet(http, ns, { inproc: ns });
     // Assess
     await waitFor('convergence', convergedOn('agent:1'), 30_000, 200);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import {
+  createAgentDaemonSet,
   createNamespace,
   createNodes,
   deleteNamespace,
@@ -30,28 +31,7 @@ describe('TestNotReadyNodeDaemonDoesLaunchPod (integration)', () => {
         { type: 'Ready', status: 'False', reason: 'KubeletNotReady' },
       ],
     });
-    await http.request(
-      'create ds',
-      'POST',
-      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          metadata: { name: 'agent' },
-          spec: {
-            selector: { matchLabels: { app: 'agent' } },
-            template: {
-              metadata: { labels: { app: 'agent' } },
-              spec: {
-                nodeSelector: { notready: ns },
-                containers: [{ name: 'c', image: 'i' }],
-              },
-            },
-          },
-        }),
-      }
-    );
+    await createAgentDaemonSet(http, ns, { notready: ns }, 'i');
   });
 
   afterAll(async () => {

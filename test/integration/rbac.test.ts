@@ -11,6 +11,7 @@ import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import {
+  createAgentDaemonSet,
   createNamespace,
   createNodes,
   deleteNamespace,
@@ -101,28 +102,7 @@ describe('reconciler RBAC', () => {
       prefix: `${ns}-`,
       labels: { rbac: ns },
     });
-    await admin.request(
-      'create ds',
-      'POST',
-      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          metadata: { name: 'agent' },
-          spec: {
-            selector: { matchLabels: { app: 'agent' } },
-            template: {
-              metadata: { labels: { app: 'agent' } },
-              spec: {
-                nodeSelector: { rbac: ns },
-                containers: [{ name: 'c', image: 'agent:1' }],
-              },
-            },
-          },
-        }),
-      }
-    );
+    await createAgentDaemonSet(admin, ns, { rbac: ns });
   });
 
   afterAll(async () => {

@@ -8,6 +8,7 @@ import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import {
+  createAgentDaemonSet,
   createNamespace,
   createNodes,
   deleteNamespace,
@@ -53,32 +54,7 @@ describe('sync core in a loop against a real control plane', () => {
       prefix: `${ns}-`,
       labels: { loop: ns },
     });
-    await http.request(
-      'create ds',
-      'POST',
-      `/apis/apps/v1/namespaces/${ns}/daemonsets`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          metadata: { name: 'agent' },
-          spec: {
-            selector: { matchLabels: { app: 'agent' } },
-            updateStrategy: {
-              type: 'RollingUpdate',
-              rollingUpdate: { maxUnavailable: 1 },
-            },
-            template: {
-              metadata: { labels: { app: 'agent' } },
-              spec: {
-                nodeSelector: { loop: ns },
-                containers: [{ name: 'c', image: 'agent:1' }],
-              },
-            },
-          },
-        }),
-      }
-    );
+    await createAgentDaemonSet(http, ns, { loop: ns });
   });
 
   afterAll(async () => {

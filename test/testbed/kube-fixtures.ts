@@ -131,3 +131,34 @@ export const deleteNodes = async (http: KubeHttp, names: readonly string[]) => {
     )
   );
 };
+
+/**
+ * Creates DaemonSet `agent` (pods labelled app=agent, one container `c`)
+ * restricted to nodes carrying `nodeSelector`.
+ */
+export const createAgentDaemonSet = async (
+  http: KubeHttp,
+  namespace: string,
+  nodeSelector: Record<string, string>,
+  image = 'agent:1'
+) => {
+  await http.request(
+    'create ds',
+    'POST',
+    `/apis/apps/v1/namespaces/${namespace}/daemonsets`,
+    {
+      body: JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'agent' },
+        spec: {
+          selector: { matchLabels: { app: 'agent' } },
+          template: {
+            metadata: { labels: { app: 'agent' } },
+            spec: { nodeSelector, containers: [{ name: 'c', image }] },
+          },
+        },
+      }),
+    }
+  );
+};
