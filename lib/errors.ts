@@ -102,3 +102,31 @@ export function assertIsError(e: unknown): asserts e is Error {
 /** Returns `e` as an Error (non-errors are wrapped). */
 export const toError = (e: unknown): Error =>
   e instanceof Error ? e : new ReconcilerError(String(e));
+
+/** A bridge's lease on its cluster was taken over; it must stop at once. */
+export class LeaseLostError extends ReconcilerError {
+  readonly cluster: string;
+  constructor(cluster: string, options?: ErrorOptions) {
+    super(`lease on cluster ${cluster} lost to another bridge`, options);
+    this.name = 'LeaseLostError';
+    this.cluster = cluster;
+  }
+}
+
+/** The configuration is missing or invalid; lists every problem at once. */
+export class ConfigError extends ReconcilerError {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** A queue message that can never be processed (bad body, unknown cluster). */
+export class PoisonMessageError extends TerminalError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PoisonMessageError';
+  }
+}

@@ -118,3 +118,116 @@ export interface Logger {
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
 }
+
+/**
+ * The producer half of the work queue (client-go `Add` / `AddAfter`). Adds of
+ * a key that is already waiting coalesce; an add while the key is being
+ * synced causes one more sync after it.
+ */
+export interface WorkQueue {
+  /** Asks for a sync of `key` as soon as possible. */
+  add(key: string): Promise<void>;
+  /** Asks for a sync of `key` after `delayMs`; the earliest pending time wins. */
+  addAfter(key: string, delayMs: number): Promise<void>;
+}
+
+/**
+ * The consumer's per-key bookkeeping (client-go's `dirty` set and the
+ * rate limiter's failure count), kept where every reconciler can see it.
+ */
+export interface WorkQueueLedger {
+  /**
+   * Called before a sync reads any state: clears the key's dirty mark, so an
+   * add from now on wakes the key again. Returns the failures counted since
+   * the last `forget`.
+   */
+  beginSync(key: string): Promise<number>;
+  /** Counts one failed sync; returns the count including it. */
+  recordFailure(key: string): Promise<number>;
+  /** Forgets the key's failures (client-go `Forget`). */
+  forget(key: string): Promise<void>;
+}
+
+/**
+ * What a queue adapter stores to coalesce adds and keep one timer per key
+ * (client-go's dirty set and the delaying queue's `waitingForQueue`).
+ */
+export interface WorkQueueMarks {
+  /** Marks the key dirty; false when it already was (the add coalesces). */
+  markDirty(key: string): Promise<boolean>;
+  /** Undoes `markDirty` after the message could not be sent. */
+  clearDirty(key: string): Promise<void>;
+  /**
+   * Arms the key's timer for `dueAtMs` unless an earlier timer is pending;
+   * returns the new timer's token, or undefined when the pending one fires
+   * first.
+   */
+  armTimer(key: string, dueAtMs: number): Promise<string | undefined>;
+  /** Returns whether `token` is still the key's armed timer. */
+  isTimerArmed(key: string, token: string): Promise<boolean>;
+  /** Disarms the timer if `token` is still the armed one. */
+  disarmTimer(key: string, token: string): Promise<void>;
+}
+
+/** Where a bridge resumes: the last processed resourceVersion per resource. */
+export type ResourceVersions = Readonly<Record<string, string>>;
+
+/**
+ * One bridge per cluster (upstream: leader election), and its bookmarks.
+ * Checkpoints are fenced by the lease: a bridge that lost its lease cannot
+ * overwrite its successor's resourceVersions.
+ */
+export interface BridgeLeaseStore {
+  /**
+   * Takes or renews the cluster's lease for `holder` until now + `ttlMs`;
+   * returns the stored resourceVersions, or undefined when another holder's
+   * lease has not expired.
+   */
+  acquire(
+    cluster: string,
+    holder: string,
+    ttlMs: number
+  ): Promise<ResourceVersions | undefined>;
+  /**
+   * Stores resourceVersions and extends the lease; throws LeaseLostError when
+   * `holder` no longer holds it.
+   */
+  checkpoint(
+    cluster: string,
+    holder: string,
+    resourceVersions: ResourceVersions,
+    ttlMs: number
+  ): Promise<void>;
+  /** Ends the lease early (clean handover), keeping the resourceVersions. */
+  release(cluster: string, holder: string): Promise<void>;
+}
+
+/** How the reconciler authenticates to a cluster's API server. */
+export type ClusterAuth =
+  /** An EKS token minted from the function's IAM identity (optionally via a role). */
+  | { type: 'eks'; clusterName: string; region: string; roleArn?: string }
+  /** A service-account token or kubeconfig kept in AWS Secrets Manager. */
+  | { type: 'secret'; secretArn: string }
+  /** A kubeconfig file on this machine (local runs and tests only). */
+  | { type: 'kubeconfig'; path: string; context?: string };
+
+/** One registered cluster. */
+export interface ClusterRecord {
+  /** The first segment of every key; `[a-z0-9.-]`. */
+  id: string;
+  /** API server URL (https). Empty for `kubeconfig` auth (the file has it). */
+  endpoint: string;
+  /** PEM CA bundle, base64 (kubeconfig `certificate-authority-data`). */
+  caData: string;
+  auth: ClusterAuth;
+  /** What the reconciler owns there; only native DaemonSets for now. */
+  ownership: 'apps/v1';
+  /** How its bridge runs: long-lived watches, or short scheduled runs. */
+  bridgeMode: 'watch' | 'economy';
+}
+
+/** The registered clusters. */
+export interface ClusterRegistry {
+  get(id: string): Promise<ClusterRecord | undefined>;
+  list(): Promise<ClusterRecord[]>;
+}

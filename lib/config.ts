@@ -1,0 +1,72 @@
+/**
+ * The runtime's configuration, read once from the environment and validated
+ * as a whole: one ConfigError lists every missing or invalid key. Nothing
+ * else under lib/ reads `process.env`; serverless.yml is the only place the
+ * variable names are set.
+ */
+import { ConfigError } from './errors.js';
+
+/** What the Lambda functions need to run. */
+export interface Config {
+  /** The one DynamoDB table (state, leases, registry). */
+  tableName: string;
+  /** FIFO work queue: one message group per DaemonSet key. */
+  workQueueUrl: string;
+  /** Standard queue carrying delayed requeues (timers). */
+  delayQueueUrl: string;
+  /** Powertools log level. */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Bridge: how long one watch-mode invocation keeps watching. */
+  bridgeWatchSeconds: number;
+  /** Bridge: how long one economy-mode invocation drains events. */
+  bridgeEconomySeconds: number;
+  /** Bridge: every DaemonSet is enqueued again this often (resync). */
+  bridgeResyncSeconds: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/**
+ * Returns the validated configuration; throws one ConfigError naming every
+ * problem.
+ *
+ * @example
+ * const config = loadConfig(); // at module scope, once per cold start
+ */
+export const loadConfig = (env: Env = process.env): Config => {
+  const problems: string[] = [];
+  const text = (name: string): string => {
+    const v = env[name]?.trim();
+    if (!v) problems.push(`${name} is not set`);
+    return v ?? '';
+  };
+  const seconds = (name: string, fallback: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < 1 || v > max) {
+      problems.push(`${name} must be a whole number of seconds in 1..${max}`);
+    }
+    return v;
+  };
+  const level = (env.LOG_LEVEL?.trim() || 'INFO').toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const config: Config = {
+    tableName: text('TABLE_NAME'),
+    workQueueUrl: text('WORK_QUEUE_URL'),
+    delayQueueUrl: text('DELAY_QUEUE_URL'),
+    logLevel: level as Config['logLevel'],
+    bridgeWatchSeconds: seconds('BRIDGE_WATCH_SECONDS', 840, 900),
+    bridgeEconomySeconds: seconds('BRIDGE_ECONOMY_SECONDS', 20, 900),
+    bridgeResyncSeconds: seconds('BRIDGE_RESYNC_SECONDS', 3_600, 86_400),
+  };
+  if (config.workQueueUrl && !config.workQueueUrl.endsWith('.fifo')) {
+    problems.push('WORK_QUEUE_URL must name a FIFO queue (.fifo)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+};
