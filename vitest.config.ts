@@ -11,6 +11,16 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'aws',
+          include: ['test/aws/**/*.test.ts'],
+          globalSetup: ['test/aws/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],

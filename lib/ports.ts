@@ -4,6 +4,7 @@
  * memory; tests use in-memory fakes. Nothing here imports a runtime library.
  */
 import type { BackoffEntry } from './reconcile/backoff.js';
+import type { NodeFacts } from './reconcile/event-keys-resumed.js';
 import type {
   ControllerRevision,
   DaemonSet,
@@ -230,4 +231,32 @@ export interface ClusterRecord {
 export interface ClusterRegistry {
   get(id: string): Promise<ClusterRecord | undefined>;
   list(): Promise<ClusterRecord[]>;
+}
+
+/**
+ * The bridge's index of node facts per cluster (labels and taints: all that
+ * placement reads), so a bridge that resumes without a node cache still
+ * knows what a node looked like before an update.
+ */
+export interface NodeIndexStore {
+  load(cluster: string): Promise<Map<string, NodeFacts>>;
+  save(cluster: string, nodes: ReadonlyMap<string, NodeFacts>): Promise<void>;
+}
+
+/** What one sync did, for metrics (CloudWatch embedded format in AWS). */
+export interface SyncMeasurement {
+  cluster: string;
+  outcome: 'synced' | 'retrying' | 'dropped';
+  durationMs: number;
+  creates: number;
+  deletes: number;
+  /** Time from the oldest coalesced message's send to the sync's start. */
+  queueLagMs: number;
+}
+
+/** Receives sync measurements. */
+export interface MetricsSink {
+  recordSync(m: SyncMeasurement): void;
+  /** Counts messages dropped as poison (malformed key, unknown cluster). */
+  recordPoison(reason: string): void;
 }

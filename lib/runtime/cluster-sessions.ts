@@ -1,0 +1,104 @@
+/**
+ * Cluster id → the Kubernetes ports of that cluster, opened once per
+ * container and reused by every sync (clients at module scope, as Lambda
+ * wants). Unknown clusters are undefined, for the caller to drop.
+ */
+import { KubeClusterReader } from '../adapters/kube/kube-cluster-reader.js';
+import { KubeEventRecorder } from '../adapters/kube/kube-event-recorder.js';
+import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import { KubePodControl } from '../adapters/kube/kube-pod-control.js';
+import {
+  KubeRevisionControl,
+  KubeStatusWriter,
+} from '../adapters/kube/kube-revision-control.js';
+import type {
+  Clock,
+  ClusterRecord,
+  ClusterRegistry,
+  ExpectationsStore,
+  FailedPodBackoffStore,
+  Logger,
+} from '../ports.js';
+import type { SyncDeps } from '../sync/context.js';
+
+/** One open cluster. */
+export interface ClusterSession {
+  record: ClusterRecord;
+  http: KubeHttp;
+  /** The cluster's ports; a sync adds its own logger. */
+  deps: Omit<SyncDeps, 'logger'>;
+}
+
+/** Opens the API of a registered cluster. */
+export type ConnectCluster = (record: ClusterRecord) => Promise<KubeHttp>;
+
+/** Builds the sync ports of one cluster over `http`. */
+export const kubePorts = (
+  http: KubeHttp,
+  state: {
+    expectations: ExpectationsStore;
+    failedPodBackoff: FailedPodBackoffStore;
+    clock: Clock;
+  },
+  logger: Logger
+): Omit<SyncDeps, 'logger'> => {
+  const events = new KubeEventRecorder({ http, logger });
+  return {
+    reader: new KubeClusterReader({ http }),
+    podControl: new KubePodControl({ http, events }),
+    revisionControl: new KubeRevisionControl({ http }),
+    statusWriter: new KubeStatusWriter({ http }),
+    events,
+    ...state,
+  };
+};
+
+/** What ClusterSessions needs. */
+export interface ClusterSessionsOptions {
+  registry: ClusterRegistry;
+  connect: ConnectCluster;
+  expectations: ExpectationsStore;
+  failedPodBackoff: FailedPodBackoffStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Sessions by cluster id, opened on first use. */
+export class ClusterSessions {
+  readonly #open = new Map<string, Promise<ClusterSession | undefined>>();
+  readonly #o: ClusterSessionsOptions;
+
+  constructor(options: ClusterSessionsOptions) {
+    this.#o = options;
+  }
+
+  /** Returns the cluster's session, or undefined when it is not registered. */
+  get(clusterId: string): Promise<ClusterSession | undefined> {
+    let session = this.#open.get(clusterId);
+    if (session === undefined) {
+      session = this.#openSession(clusterId);
+      this.#open.set(clusterId, session);
+      // A failed open is retried by the next caller, not cached.
+      session.catch(() => this.#open.delete(clusterId));
+    }
+    return session;
+  }
+
+  async #openSession(clusterId: string): Promise<ClusterSession | undefined> {
+    const record = await this.#o.registry.get(clusterId);
+    if (record === undefined) {
+      this.#open.delete(clusterId);
+      return undefined;
+    }
+    const http = await this.#o.connect(record);
+    return { record, http, deps: kubePorts(http, this.#o, this.#o.logger) };
+  }
+
+  /** Closes every open connection. */
+  async close(): Promise<void> {
+    for (const session of this.#open.values()) {
+      (await session.catch(() => undefined))?.http.close();
+    }
+    this.#open.clear();
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The reconcile side of the queue, independent of Lambda: a batch of queued
+ * keys → one `processKey` per distinct key (records of one key share one
+ * sync: duplicate wake-ups coalesce), each with its own logger fields
+ * (`daemonSet`, `reconcileId`, `messageId`) and measurements. Poison
+ * messages — a malformed key, an unknown cluster — are logged, counted and
+ * acknowledged; they would fail the same way forever.
+ *
+ * A redelivered message (receive count > 1) means the attempt before died:
+ * the visibility timeout outlasts the function timeout, so that attempt is
+ * gone and its writes have landed or never will. Its expectations would wait
+ * 5 minutes for creates that never happen, so they are dropped; the sync's
+ * quorum reads see what it did (upstream: a restarted controller starts with
+ * no expectations either).
+ */
+import { randomUUID } from 'node:crypto';
+import { PoisonMessageError, TerminalError, toError } from '../errors.js';
+import { parseDaemonSetKey } from '../keys.js';
+import { withFields } from '../logging.js';
+import type {
+  Clock,
+  Logger,
+  MetricsSink,
+  Patch,
+  PodControl,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports.js';
+import type { DaemonSet, Pod } from '../reconcile/types.js';
+import { syncDaemonSet } from '../sync/sync-daemon-set.js';
+import type { ClusterSessions } from './cluster-sessions.js';
+import { processKey } from './process-key.js';
+
+/** One queue message, as far as reconciling goes. */
+export interface QueuedKey {
+  messageId: string;
+  /** The message body: a key `cluster/namespace/name`. */
+  body: string;
+  /** How often the queue has handed this message out (1 = first time). */
+  receiveCount: number;
+  /** When the message was sent (ms since the epoch). */
+  sentAtMs: number;
+}
+
+/** What the Reconciler needs. */
+export interface ReconcilerOptions {
+  sessions: ClusterSessions;
+  ledger: WorkQueueLedger;
+  queue: WorkQueue;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsSink;
+}
+
+/** Counts the pod writes of one sync. */
+class CountingPodControl implements PodControl {
+  creates = 0;
+  deletes = 0;
+  constructor(readonly inner: PodControl) {}
+  async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
+    await this.inner.createPod(namespace, pod, owner);
+    this.creates++;
+  }
+  async deletePod(namespace: string, name: string, owner: DaemonSet) {
+    await this.inner.deletePod(namespace, name, owner);
+    this.deletes++;
+  }
+  patchPod(namespace: string, name: string, patch: Patch) {
+    return this.inner.patchPod(namespace, name, patch);
+  }
+}
+
+/** Reconciles batches of queued keys. */
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+
+  constructor(options: ReconcilerOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Returns the handler for the records of one batch; records with the same
+   * body share one sync and its outcome. The handler throws only when the
+   * record must be redelivered.
+   */
+  forBatch(records: readonly QueuedKey[]): (r: QueuedKey) => Promise<void> {
+    const byKey = new Map<string, QueuedKey[]>();
+    for (const r of records)
+      byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
+    const runs = new Map<string, Promise<void>>();
+    return (record) => {
+      let run = runs.get(record.body);
+      if (run === undefined) {
+        run = this.#reconcile(byKey.get(record.body) ?? [record]);
+        runs.set(record.body, run);
+      }
+      return run;
+    };
+  }
+
+  async #reconcile(records: readonly QueuedKey[]): Promise<void> {
+    const [first] = records as [QueuedKey];
+    const key = first.body;
+    const reconcileId = randomUUID();
+    const logger = withFields(this.#o.logger, {
+      daemonSet: key.slice(0, 300),
+      reconcileId,
+      messageId: first.messageId,
+      coalesced: records.length,
+    });
+    const session = await this.#resolve(key, logger);
+    if (session === undefined) return;
+    const { clock, ledger, queue, metrics } = this.#o;
+    if (records.some((r) => r.receiveCount > 1)) {
+      logger.warn(
+        'redelivered: the previous attempt died; dropping its expectations'
+      );
+      await session.deps.expectations.deleteExpectations(key);
+    }
+    const started = clock.now();
+    const podControl = new CountingPodControl(session.deps.podControl);
+    const deps = { ...session.deps, podControl, logger };
+    const result = await processKey(key, {
+      ledger,
+      queue,
+      logger,
+      sync: (k) => syncDaemonSet(k, deps),
+    });
+    const durationMs = clock.now() - started;
+    metrics.recordSync({
+      cluster: session.record.id,
+      outcome: result.outcome,
+      durationMs,
+      creates: podControl.creates,
+      deletes: podControl.deletes,
+      queueLagMs: Math.max(
+        0,
+        started - Math.min(...records.map((r) => r.sentAtMs))
+      ),
+    });
+    logger.info('synced', {
+      outcome: result.outcome,
+      durationMs,
+      creates: podControl.creates,
+      deletes: podControl.deletes,
+      ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
+        ? { requeueAfterMs: result.requeueAfterMs }
+        : {}),
+    });
+  }
+
+  /** Returns the key's cluster session; poison is logged and undefined. */
+  async #resolve(key: string, logger: Logger) {
+    try {
+      const { cluster } = parseDaemonSetKey(key);
+      const session = await this.#o.sessions.get(cluster);
+      if (session === undefined) {
+        throw new PoisonMessageError(
+          `unknown cluster ${JSON.stringify(cluster)}`
+        );
+      }
+      return session;
+    } catch (e) {
+      if (!(e instanceof TerminalError)) throw e;
+      logger.error('dropping message', { error: toError(e).message });
+      this.#o.metrics.recordPoison(
+        e instanceof PoisonMessageError ? 'unknown-cluster' : 'malformed-key'
+      );
+      return undefined;
+    }
+  }
+}
