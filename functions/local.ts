@@ -1,6 +1,6 @@
 /**
- * `npm start`: the whole controller in one process (watch caches, work
- * queue, sync workers) with in-process state, against the current
+ * `npm start`: the product in one process — the watch-bridge and reconcile
+ * workers joined by the in-process work queue, state in memory — against the current
  * kubeconfig context — or, when none is given, against the project's own
  * local control plane with simulated nodes and a sample DaemonSet. Prints
  * DaemonSet progress until Ctrl-C.
@@ -12,8 +12,8 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '../lib/adapters/kube/kube-http.js';
 import type { Logger } from '../lib/ports.js';
-import { InProcessController } from '../lib/runtime/in-process-controller.js';
-import { kubeSyncDeps } from '../lib/runtime/kube-sync-deps.js';
+import type { DaemonSet } from '../lib/reconcile/types.js';
+import { LocalRuntime } from '../lib/runtime/local-runtime.js';
 import { startLocalCluster } from '../test/testbed/local-cluster.js';
 
 const { values } = parseArgs({
@@ -40,24 +40,35 @@ const kc = new KubeConfig();
 kc.loadFromFile(kubeconfigPath ?? local?.kubeconfigPath ?? '');
 if (values.context) kc.setCurrentContext(values.context);
 const http = new KubeHttp({ kubeConfig: kc });
-const controller = new InProcessController({
-  cluster: 'local',
+const controller = new LocalRuntime({
+  record: {
+    id: 'local',
+    endpoint: '',
+    caData: '',
+    auth: { type: 'kubeconfig', path: kubeconfigPath ?? '' },
+    ownership: 'apps/v1',
+    bridgeMode: 'watch',
+  },
   http,
   logger,
-  deps: kubeSyncDeps(http, logger),
 });
-await controller.start();
+controller.start();
 say(`watching ${kc.getCurrentCluster()?.server} — Ctrl-C to stop`);
 
 let last = '';
-const report = setInterval(() => {
-  const rows = [...controller.daemonSets.store.values()].map((ds) => {
+const report = setInterval(async () => {
+  const list = await http
+    .list<DaemonSet>('list daemonsets', '/apis/apps/v1/daemonsets')
+    .catch(() => []);
+  const rows = list.map((ds) => {
     const s = ds.status;
     return `  ${ds.metadata?.namespace}/${ds.metadata?.name}  desired ${s?.desiredNumberScheduled ?? 0}  current ${s?.currentNumberScheduled ?? 0}  ready ${s?.numberReady ?? 0}  up-to-date ${s?.updatedNumberScheduled ?? 0}  available ${s?.numberAvailable ?? 0}`;
   });
-  const text = [`DaemonSets (${controller.stats.syncs} syncs):`, ...rows].join(
-    '\n'
-  );
+  const m = controller.metrics;
+  const text = [
+    `DaemonSets (${m.syncs} syncs, ${m.creates} pods created, ${m.deletes} deleted):`,
+    ...rows,
+  ].join('\n');
   if (text !== last) say(text);
   last = text;
 }, 1_000);

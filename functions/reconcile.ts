@@ -1,0 +1,11 @@
+/** Lambda entry: SQS work queue → one `syncDaemonSet` per key. */
+import { createAwsWiring } from '../lib/adapters/aws-wiring.js';
+import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
+import { loadConfig } from '../lib/config.js';
+import { createReconcileHandler } from '../lib/handlers/reconcile-handler.js';
+
+const config = loadConfig();
+const { logger, log, metrics, sink } = createObservability(config, 'reconcile');
+const { reconciler } = createAwsWiring(config, log, sink);
+
+export const handler = createReconcileHandler({ reconciler, logger, metrics });

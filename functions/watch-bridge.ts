@@ -1,0 +1,11 @@
+/** Lambda entry (every minute): watch each registered cluster → keys on SQS. */
+import { createAwsWiring } from '../lib/adapters/aws-wiring.js';
+import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
+import { loadConfig } from '../lib/config.js';
+import { createWatchBridgeHandler } from '../lib/handlers/watch-bridge-handler.js';
+
+const config = loadConfig();
+const { logger, log, sink } = createObservability(config, 'watch-bridge');
+const { bridge } = createAwsWiring(config, log, sink);
+
+export const handler = createWatchBridgeHandler({ bridge, config, logger });

@@ -1,0 +1,127 @@
+/**
+ * The composition root of the Lambda functions: the AWS SDK clients (built
+ * once per container) and every adapter on them, from the validated config.
+ * Tests build the same wiring with emulator endpoints, so the handlers they
+ * drive are the deployed ones.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { STSClient } from '@aws-sdk/client-sts';
+import type { Config } from '../config.js';
+import type { Clock, Logger, MetricsSink } from '../ports.js';
+import type { BridgeInvocationDeps } from '../runtime/bridge-invocation.js';
+import { ClusterSessions } from '../runtime/cluster-sessions.js';
+import type { FireTimerDeps } from '../runtime/fire-timers.js';
+import { Reconciler } from '../runtime/reconciler.js';
+import { SecretCredentials } from './aws/secret-credentials.js';
+import { ClusterConnector } from './cluster-connector.js';
+import { DynamoBridgeLeaseStore } from './dynamodb/dynamo-bridge-lease-store.js';
+import { DynamoClusterRegistry } from './dynamodb/dynamo-cluster-registry.js';
+import { DynamoExpectationsStore } from './dynamodb/dynamo-expectations-store.js';
+import { DynamoFailedPodBackoffStore } from './dynamodb/dynamo-failed-pod-backoff-store.js';
+import { DynamoNodeIndexStore } from './dynamodb/dynamo-node-index-store.js';
+import { DynamoWorkQueueStore } from './dynamodb/dynamo-work-queue-store.js';
+import { systemClock } from './memory/system-clock.js';
+import { SqsDelayQueue } from './sqs/sqs-delay-queue.js';
+import { SqsWorkQueue } from './sqs/sqs-work-queue.js';
+
+/** Overrides for tests: emulator endpoints, a fake clock. */
+export interface AwsWiringOverrides {
+  /** One endpoint per service, e.g. DynamoDB Local and fauxqs. */
+  endpoints?: { dynamodb?: string; sqs?: string };
+  /** Static credentials for emulators (never logged). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  region?: string;
+  clock?: Clock;
+}
+
+/** Everything the three functions need. */
+export interface AwsWiring {
+  reconciler: Reconciler;
+  bridge: BridgeInvocationDeps;
+  timers: FireTimerDeps;
+  sessions: ClusterSessions;
+}
+
+/** Builds clients and adapters once; call at module scope. */
+export const createAwsWiring = (
+  config: Config,
+  logger: Logger,
+  metrics: MetricsSink,
+  overrides: AwsWiringOverrides = {}
+): AwsWiring => {
+  const clock = overrides.clock ?? systemClock;
+  const common = {
+    ...(overrides.region ? { region: overrides.region } : {}),
+    ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
+  };
+  const dynamo = new DynamoDBClient({
+    ...common,
+    ...(overrides.endpoints?.dynamodb
+      ? { endpoint: overrides.endpoints.dynamodb }
+      : {}),
+  });
+  const sqs = new SQSClient({
+    ...common,
+    ...(overrides.endpoints?.sqs ? { endpoint: overrides.endpoints.sqs } : {}),
+  });
+  const table = { client: dynamo, tableName: config.tableName, clock };
+  const expectations = new DynamoExpectationsStore(table);
+  const queueStore = new DynamoWorkQueueStore(table);
+  const queue = new SqsWorkQueue({
+    client: sqs,
+    workQueueUrl: config.workQueueUrl,
+    delayQueueUrl: config.delayQueueUrl,
+    marks: queueStore,
+    clock,
+  });
+  const registry = new DynamoClusterRegistry(table);
+  const connector = new ClusterConnector({
+    sts: new STSClient(common),
+    secrets: new SecretCredentials({
+      client: new SecretsManagerClient(common),
+    }),
+    clock,
+  });
+  const connect = (record: Parameters<ClusterConnector['connect']>[0]) =>
+    connector.connect(record);
+  const sessions = new ClusterSessions({
+    registry,
+    connect,
+    expectations,
+    failedPodBackoff: new DynamoFailedPodBackoffStore(table),
+    clock,
+    logger,
+  });
+  return {
+    sessions,
+    reconciler: new Reconciler({
+      sessions,
+      ledger: queueStore,
+      queue,
+      clock,
+      logger,
+      metrics,
+    }),
+    bridge: {
+      registry,
+      connect,
+      queue,
+      expectations,
+      leases: new DynamoBridgeLeaseStore(table),
+      nodeIndex: new DynamoNodeIndexStore(table),
+      clock,
+      logger,
+    },
+    timers: {
+      delayQueue: new SqsDelayQueue({
+        client: sqs,
+        queueUrl: config.delayQueueUrl,
+      }),
+      workQueue: queue,
+      marks: queueStore,
+      clock,
+    },
+  };
+};

@@ -1,0 +1,203 @@
+/**
+ * ClusterRegistry on the state table: one item per cluster,
+ * `pk = cluster#<id>`, `kind = 'cluster'`, the record's fields as attributes
+ * (`auth` as a map), so an operator can read and edit them in the console.
+ * Records are validated on the way in and on the way out.
+ *
+ * `list` scans with a filter on `kind` rather than querying a GSI: the table
+ * keeps one partition key and no index, lists happen once per bridge
+ * schedule, and a scan of a table of a few thousand small state items costs
+ * a few hundred read units at most. When the table grows, a sparse GSI on
+ * `kind` (only cluster items carry it) turns this into a Query.
+ */
+import {
+  type AttributeValue,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  InvalidClusterRecordError,
+  parseClusterRecord,
+} from '../../cluster-record.js';
+import type { Clock, ClusterRecord, ClusterRegistry } from '../../ports.js';
+import { callDynamo, type Item, str } from './dynamo-call.js';
+import { KeyPrefix, PARTITION_KEY, partitionKey } from './table-schema.js';
+
+/** The attribute that tells registry items from state items. */
+const KIND_ATTRIBUTE = 'kind';
+const CLUSTER_KIND = 'cluster';
+
+/**
+ * How long `get` answers from memory: registry changes are rare, and a
+ * reconcile Lambda looks its cluster up for every message.
+ */
+export const CLUSTER_CACHE_TTL_MS = 60_000;
+
+/** Returns a plain value as an attribute value (strings and maps only). */
+const marshal = (v: unknown): AttributeValue => {
+  if (typeof v === 'string') return str(v);
+  const entries = Object.entries(v as Record<string, unknown>).filter(
+    ([, x]) => x !== undefined
+  );
+  return { M: Object.fromEntries(entries.map(([k, x]) => [k, marshal(x)])) };
+};
+
+/**
+ * Returns an attribute value as a plain value; types a record never holds
+ * come back as a marker that validation names as the bad field.
+ */
+const unmarshal = (v: AttributeValue): unknown => {
+  if (v.S !== undefined) return v.S;
+  if (v.M !== undefined) {
+    return Object.fromEntries(
+      Object.entries(v.M).map(([k, x]) => [k, unmarshal(x)])
+    );
+  }
+  return { unsupportedAttributeType: Object.keys(v)[0] };
+};
+
+/** Returns the record an item holds; throws naming the bad field. */
+const recordFromItem = (item: Item): ClusterRecord => {
+  const { [PARTITION_KEY]: pk, [KIND_ATTRIBUTE]: _kind, ...fields } = item;
+  const raw = Object.fromEntries(
+    Object.entries(fields).map(([k, v]) => [k, unmarshal(v)])
+  );
+  const record = parseClusterRecord(raw);
+  if (pk?.S !== partitionKey(KeyPrefix.cluster, record.id)) {
+    throw new InvalidClusterRecordError(record.id, [
+      { field: 'id', problem: `does not match the item's key ${pk?.S}` },
+    ]);
+  }
+  return record;
+};
+
+/** Registered clusters in DynamoDB, with `get` answers kept for 60 s. */
+export class DynamoClusterRegistry implements ClusterRegistry {
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
+  readonly #clock: Clock;
+  readonly #cacheTtlMs: number;
+  readonly #cache = new Map<
+    string,
+    { record: ClusterRecord | undefined; atMs: number }
+  >();
+
+  constructor({
+    client,
+    tableName,
+    clock,
+    cacheTtlMs = CLUSTER_CACHE_TTL_MS,
+  }: {
+    client: DynamoDBClient;
+    tableName: string;
+    clock: Clock;
+    cacheTtlMs?: number;
+  }) {
+    this.#client = client;
+    this.#tableName = tableName;
+    this.#clock = clock;
+    this.#cacheTtlMs = cacheTtlMs;
+  }
+
+  /**
+   * Returns the record of cluster `id`, or undefined when none is
+   * registered; both answers are kept for the cache TTL. A stored record
+   * that breaks the rules throws InvalidClusterRecordError.
+   */
+  async get(id: string): Promise<ClusterRecord | undefined> {
+    const now = this.#clock.now();
+    const hit = this.#cache.get(id);
+    if (hit && now - hit.atMs < this.#cacheTtlMs) {
+      return hit.record && structuredClone(hit.record);
+    }
+    const pk = partitionKey(KeyPrefix.cluster, id);
+    const { Item: item } = await callDynamo(`get cluster ${pk}`, () =>
+      this.#client.send(
+        new GetItemCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+        })
+      )
+    );
+    const record = item ? recordFromItem(item) : undefined;
+    this.#cache.set(id, { record, atMs: now });
+    return record && structuredClone(record);
+  }
+
+  /**
+   * Returns every registered cluster, sorted by id (read now, not from the
+   * cache). Bad records throw one AggregateError of
+   * InvalidClusterRecordError, so none is silently skipped.
+   */
+  async list(): Promise<ClusterRecord[]> {
+    const now = this.#clock.now();
+    const records: ClusterRecord[] = [];
+    const errors: unknown[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await callDynamo('scan clusters', () =>
+        this.#client.send(
+          new ScanCommand({
+            TableName: this.#tableName,
+            FilterExpression: '#kind = :kind',
+            ExpressionAttributeNames: { '#kind': KIND_ATTRIBUTE },
+            ExpressionAttributeValues: { ':kind': str(CLUSTER_KIND) },
+            ExclusiveStartKey: start,
+          })
+        )
+      );
+      for (const item of page.Items ?? []) {
+        try {
+          records.push(recordFromItem(item));
+        } catch (e) {
+          errors.push(e);
+        }
+      }
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    if (errors.length > 0) {
+      throw new AggregateError(
+        errors,
+        `${errors.length} invalid cluster record(s) in ${this.#tableName}`
+      );
+    }
+    for (const r of records) this.#cache.set(r.id, { record: r, atMs: now });
+    return records
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((r) => structuredClone(r));
+  }
+
+  /** Adds or replaces a record after validating it. */
+  async put(record: ClusterRecord): Promise<void> {
+    const valid = parseClusterRecord(record);
+    const pk = partitionKey(KeyPrefix.cluster, valid.id);
+    const item: Item = {
+      [PARTITION_KEY]: str(pk),
+      [KIND_ATTRIBUTE]: str(CLUSTER_KIND),
+      ...(marshal(valid).M as Item),
+    };
+    await callDynamo(`put cluster ${pk}`, () =>
+      this.#client.send(
+        new PutItemCommand({ TableName: this.#tableName, Item: item })
+      )
+    );
+    this.#cache.set(valid.id, { record: valid, atMs: this.#clock.now() });
+  }
+
+  /** Removes a record; removing an unknown id does nothing. */
+  async remove(id: string): Promise<void> {
+    const pk = partitionKey(KeyPrefix.cluster, id);
+    await callDynamo(`delete cluster ${pk}`, () =>
+      this.#client.send(
+        new DeleteItemCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+        })
+      )
+    );
+    this.#cache.delete(id);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * MetricsSink on Powertools Metrics: CloudWatch embedded metric format
+ * written to stdout (no PutMetricData calls), one blob per sync with the
+ * cluster as its dimension, so a sick cluster shows up on its own.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { MetricsSink, SyncMeasurement } from '../../ports.js';
+
+/** Writes sync measurements as EMF under `namespace`. */
+export class PowertoolsMetricsSink implements MetricsSink {
+  readonly #namespace: string;
+  readonly #serviceName: string;
+
+  constructor(o: { namespace: string; serviceName: string }) {
+    this.#namespace = o.namespace;
+    this.#serviceName = o.serviceName;
+  }
+
+  #metrics(cluster: string): Metrics {
+    return new Metrics({
+      namespace: this.#namespace,
+      serviceName: this.#serviceName,
+      defaultDimensions: { cluster },
+    });
+  }
+
+  recordSync(m: SyncMeasurement): void {
+    const metrics = this.#metrics(m.cluster);
+    metrics.addMetric('Syncs', MetricUnit.Count, 1);
+    metrics.addMetric(
+      'SyncErrors',
+      MetricUnit.Count,
+      m.outcome === 'synced' ? 0 : 1
+    );
+    metrics.addMetric('PodsCreated', MetricUnit.Count, m.creates);
+    metrics.addMetric('PodsDeleted', MetricUnit.Count, m.deletes);
+    metrics.addMetric('SyncDuration', MetricUnit.Milliseconds, m.durationMs);
+    metrics.addMetric('QueueLag', MetricUnit.Milliseconds, m.queueLagMs);
+    metrics.publishStoredMetrics();
+  }
+
+  recordPoison(reason: string): void {
+    const metrics = this.#metrics('none');
+    metrics.addDimension('reason', reason);
+    metrics.addMetric('PoisonMessages', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+  }
+}
