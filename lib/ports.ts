@@ -31,11 +31,11 @@ export interface ClusterReader {
   ): Promise<DaemonSet | undefined>;
   listNodes(): Promise<Node[]>;
   /**
-   * Lists the pods of `namespace` that may belong to the DaemonSet with
-   * `ownerUid`: at least every pod it controls and every pod without a
-   * controller (upstream `FilterPodsByOwner(…, includeOrphans=true)`).
+   * Lists the pods of `namespace` that `owner` may control or adopt: at
+   * least every pod matching its selector (adapters may filter by it on the
+   * server; upstream lists the namespace from its cache).
    */
-  listPods(namespace: string, ownerUid: string): Promise<Pod[]>;
+  listPods(namespace: string, owner: DaemonSet): Promise<Pod[]>;
   listControllerRevisions(namespace: string): Promise<ControllerRevision[]>;
   getControllerRevisionFresh(
     namespace: string,

@@ -68,6 +68,8 @@ export interface ClusterBridgeOptions {
   deadlineMs: number;
   /** Every DaemonSet is queued again this often. */
   resyncEveryMs: number;
+  /** Lease duration (default LEASE_TTL_MS); tests shorten it. */
+  leaseTtlMs?: number;
   signal?: AbortSignal;
 }
 
@@ -84,7 +86,8 @@ export const runClusterBridge = async (
   opts: ClusterBridgeOptions
 ): Promise<ClusterBridgeReport> => {
   const { cluster, holder, leases } = deps;
-  const stored = await leases.acquire(cluster, holder, LEASE_TTL_MS);
+  const ttl = opts.leaseTtlMs ?? LEASE_TTL_MS;
+  const stored = await leases.acquire(cluster, holder, ttl);
   if (stored === undefined)
     return { cluster, outcome: 'lease-held', events: 0 };
   const run = new BridgeRun(deps, opts);
@@ -99,6 +102,8 @@ export const runClusterBridge = async (
       deps.logger.warn('lease lost; stopping', { cluster });
       return { cluster, outcome: 'lease-lost', events: run.events() };
     }
+    // Let the next invocation take over at once; its checkpoint is intact.
+    await leases.release(cluster, holder).catch(() => undefined);
     throw e;
   } finally {
     run.abort.abort();
@@ -310,7 +315,12 @@ class BridgeRun {
         const now = this.#d.clock.now();
         if (now >= this.#o.deadlineMs) break;
         if (this.#o.mode === 'economy' && this.#quietSince(now)) break;
-        if (now - lastCheckpointMs >= CHECKPOINT_EVERY_MS) {
+        // Renew well before the lease runs out.
+        const every = Math.min(
+          CHECKPOINT_EVERY_MS,
+          (this.#o.leaseTtlMs ?? LEASE_TTL_MS) / 3
+        );
+        if (now - lastCheckpointMs >= every) {
           await this.#resyncIfDue(now);
           await this.checkpoint();
           lastCheckpointMs = now;
@@ -350,7 +360,7 @@ class BridgeRun {
       this.#d.cluster,
       this.#d.holder,
       versions,
-      LEASE_TTL_MS
+      this.#o.leaseTtlMs ?? LEASE_TTL_MS
     );
   }
 }

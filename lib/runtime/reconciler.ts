@@ -30,6 +30,7 @@ import type { DaemonSet, Pod } from '../reconcile/types.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
 import type { ClusterSessions } from './cluster-sessions.js';
 import { processKey } from './process-key.js';
+import { SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
 export interface QueuedKey {
@@ -44,7 +45,7 @@ export interface QueuedKey {
 
 /** What the Reconciler needs. */
 export interface ReconcilerOptions {
-  sessions: ClusterSessions;
+  sessions: Pick<ClusterSessions, 'get'>;
   ledger: WorkQueueLedger;
   queue: WorkQueue;
   clock: Clock;
@@ -119,7 +120,8 @@ export class Reconciler {
     }
     const started = clock.now();
     const podControl = new CountingPodControl(session.deps.podControl);
-    const deps = { ...session.deps, podControl, logger };
+    const reader = new SyncSnapshotReader(session.deps.reader);
+    const deps = { ...session.deps, reader, podControl, logger };
     const result = await processKey(key, {
       ledger,
       queue,

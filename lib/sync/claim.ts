@@ -103,7 +103,7 @@ const claimObjects = async <T extends KubeObject>(
 /** Returns the pods the DaemonSet controls (upstream `getDaemonPods`). */
 export const getDaemonPods = async (ctx: SyncContext): Promise<Pod[]> => {
   const { namespace } = ctx.dsKey;
-  const pods = await ctx.deps.reader.listPods(namespace, uidOf(ctx.ds));
+  const pods = await ctx.deps.reader.listPods(namespace, ctx.ds);
   return claimObjects(ctx, pods, (pod, p) =>
     ctx.deps.podControl.patchPod(namespace, nameOf(pod), p)
   );

@@ -98,7 +98,7 @@ describe('Kubernetes adapter on a real API server', () => {
     // Act
     await pods.createPod(ns, pod, ds);
     // Assess
-    const listed = await reader.listPods(ns, ds.metadata?.uid ?? '');
+    const listed = await reader.listPods(ns, ds);
     expect(listed.map((p) => p.metadata?.name)).toEqual([
       expect.stringMatching(/^agent-[a-z0-9]{5}$/),
     ]);
@@ -110,21 +110,21 @@ describe('Kubernetes adapter on a real API server', () => {
 
   it('adopts and releases a pod with upstream patches', async () => {
     // Prepare
-    const [pod] = await reader.listPods(ns, '');
+    const [pod] = await reader.listPods(ns, ds);
     const name = pod?.metadata?.name ?? '';
     // Act
     await pods.patchPod(ns, name, {
       type: 'strategic',
       body: adoptPatch(ds, pod?.metadata?.uid ?? ''),
     });
-    const adopted = (await reader.listPods(ns, '')).find(
+    const adopted = (await reader.listPods(ns, ds)).find(
       (p) => p.metadata?.name === name
     );
     await pods.patchPod(ns, name, {
       type: 'strategic',
       body: releasePatch(ds, pod?.metadata?.uid ?? ''),
     });
-    const released = (await reader.listPods(ns, '')).find(
+    const released = (await reader.listPods(ns, ds)).find(
       (p) => p.metadata?.name === name
     );
     // Assess
@@ -140,14 +140,14 @@ describe('Kubernetes adapter on a real API server', () => {
 
   it('deletes a pod and turns a second delete into NotFound', async () => {
     // Prepare
-    const [pod] = await reader.listPods(ns, '');
+    const [pod] = await reader.listPods(ns, ds);
     const name = pod?.metadata?.name ?? '';
     // Act
     await pods.deletePod(ns, name, ds);
     await waitFor(
       'pod gone',
       async () => {
-        const left = await reader.listPods(ns, '');
+        const left = await reader.listPods(ns, ds);
         return left.some((p) => p.metadata?.name === name) ? undefined : true;
       },
       30_000

@@ -1,12 +1,12 @@
 /**
- * The controller in one process, driven only by watch events (no polling):
- * a DaemonSet converges, rolls out a new template, replaces a deleted pod.
+ * The product in one process (bridge → in-process queue → reconcile
+ * workers), driven only by watch events (no polling): a DaemonSet converges,
+ * rolls out a new template, replaces a deleted pod.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
-import { InProcessController } from '#lib/runtime/in-process-controller.js';
-import { kubeSyncDeps } from '#lib/runtime/kube-sync-deps.js';
+import { LocalRuntime } from '#lib/runtime/local-runtime.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import {
   createAgentDaemonSet,
@@ -18,11 +18,11 @@ import {
 import { waitFor } from '../testbed/processes.js';
 import { adminHttp } from './sync-loop.js';
 
-describe('InProcessController', () => {
+describe('LocalRuntime', () => {
   const ns = `inproc-${Date.now().toString(36)}`;
   const dsPath = `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`;
   let http: KubeHttp;
-  let controller: InProcessController;
+  let controller: LocalRuntime;
   let nodes: string[] = [];
   const logger = new FakeLogger();
 
@@ -44,18 +44,24 @@ describe('InProcessController', () => {
 
   beforeAll(async () => {
     http = adminHttp();
-    controller = new InProcessController({
-      cluster: 'local',
+    controller = new LocalRuntime({
+      record: {
+        id: 'local',
+        endpoint: '',
+        caData: '',
+        auth: { type: 'kubeconfig', path: '' },
+        ownership: 'apps/v1',
+        bridgeMode: 'watch',
+      },
       http,
       logger,
-      deps: kubeSyncDeps(http, logger),
     });
     await createNamespace(http, ns);
     nodes = await createNodes(http, 3, {
       prefix: `${ns}-`,
       labels: { inproc: ns },
     });
-    await controller.start();
+    controller.start();
   });
 
   afterAll(async () => {
@@ -108,6 +114,7 @@ describe('InProcessController', () => {
       30_000,
       200
     );
-    expect(controller.stats.syncs).toBeGreaterThan(0);
+    expect(controller.metrics.syncs).toBeGreaterThan(0);
+    expect(controller.metrics.poison).toBe(0);
   });
 });

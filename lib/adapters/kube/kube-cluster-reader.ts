@@ -13,6 +13,7 @@ import type {
   Pod,
 } from '../../reconcile/types.js';
 import type { KubeHttp } from './kube-http.js';
+import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
 
 const orUndefined = async <T>(read: Promise<T>): Promise<T | undefined> => {
@@ -50,11 +51,19 @@ export class KubeClusterReader implements ClusterReader {
     return this.#http.list<Node>('list nodes', paths.nodes());
   }
 
-  /** Lists every pod of the namespace (owned, orphaned and others). */
-  listPods(namespace: string, _ownerUid: string) {
+  /**
+   * Lists the pods of the namespace that the owner's selector matches (all
+   * of them when the selector cannot be expressed as a query). An owned pod
+   * relabelled out of the selector is not seen, so it is not released as
+   * upstream would; it is neither counted nor deleted either.
+   */
+  listPods(namespace: string, owner: DaemonSet) {
     return this.#http.list<Pod>(
       `list pods in ${namespace}`,
-      paths.pods(namespace)
+      paths.pods(namespace),
+      {
+        labelSelector: labelSelectorQuery(owner.spec?.selector),
+      }
     );
   }
 

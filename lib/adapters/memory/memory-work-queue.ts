@@ -8,6 +8,7 @@
  * - `addAfter` keeps the earliest ready time of a key;
  * - `addRateLimited` waits 5 ms · 2^failures (≤ 1000 s); `forget` resets.
  */
+import type { WorkQueue, WorkQueueLedger } from '../../ports.js';
 import { itemRetryDelayMs } from '../../reconcile/backoff.js';
 
 /** client-go-style work queue over keys. */
@@ -61,9 +62,14 @@ export class MemoryWorkQueue {
 
   /** Adds the key after its per-key exponential backoff. */
   addRateLimited(key: string): void {
-    const failures = this.#failures.get(key) ?? 0;
-    this.#failures.set(key, failures + 1);
-    this.addAfter(key, itemRetryDelayMs(failures));
+    this.addAfter(key, itemRetryDelayMs(this.recordFailure(key) - 1));
+  }
+
+  /** Counts one failure of the key; returns the count. */
+  recordFailure(key: string): number {
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, failures);
+    return failures;
   }
 
   /** Forgets the key's failures (after a successful sync). */
@@ -110,3 +116,19 @@ export class MemoryWorkQueue {
     for (const getter of this.#getters.splice(0)) getter(undefined);
   }
 }
+
+/** Returns the queue as the WorkQueue and WorkQueueLedger ports. */
+export const memoryQueuePorts = (
+  q: MemoryWorkQueue
+): { queue: WorkQueue; ledger: WorkQueueLedger } => ({
+  queue: {
+    add: async (key) => q.add(key),
+    addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
+  },
+  ledger: {
+    // get() already moved the key from dirty to processing.
+    beginSync: async (key) => q.numRequeues(key),
+    recordFailure: async (key) => q.recordFailure(key),
+    forget: async (key) => q.forget(key),
+  },
+});

@@ -1,0 +1,163 @@
+/**
+ * NodeIndexStore on the state table: a cluster's node index (labels and
+ * taints per node) as gzip'd JSON split into shards of at most 300 KB
+ * (DynamoDB items hold 400 KB), items `nodes#<cluster>#<version>#<i>`, and a
+ * head item `nodes#<cluster>` naming the current version. Shards are written
+ * before the head, so a reader never sees half an index; superseded shards
+ * expire by TTL. A label change on one node rewrites the index: such changes
+ * are rare, and a 5,000-node index compresses to a shard or two.
+ */
+import { randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import {
+  BatchGetItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { Clock, NodeIndexStore } from '../../ports.js';
+import type { NodeFacts } from '../../reconcile/event-keys-resumed.js';
+import { DynamoStateError } from './dynamo-state-error.js';
+import {
+  PARTITION_KEY,
+  TTL_ATTRIBUTE,
+  toEpochSeconds,
+} from './table-schema.js';
+
+/** Shard size: below DynamoDB's 400 KB item limit with room for attributes. */
+const SHARD_BYTES = 300_000;
+/** Superseded shards linger this long (a slow reader may still fetch them). */
+const OLD_SHARD_TTL_MS = 24 * 60 * 60_000;
+const PREFIX = 'nodes#';
+
+/** The node index of each cluster, in DynamoDB. */
+export class DynamoNodeIndexStore implements NodeIndexStore {
+  readonly #client: DynamoDBClient;
+  readonly #table: string;
+  readonly #clock: Clock;
+
+  constructor(o: { client: DynamoDBClient; tableName: string; clock: Clock }) {
+    this.#client = o.client;
+    this.#table = o.tableName;
+    this.#clock = o.clock;
+  }
+
+  async load(cluster: string): Promise<Map<string, NodeFacts>> {
+    try {
+      const head = await this.#client.send(
+        new GetItemCommand({
+          TableName: this.#table,
+          Key: { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } },
+          ConsistentRead: true,
+        })
+      );
+      const version = head.Item?.version?.S;
+      const shards = Number(head.Item?.shards?.N ?? 0);
+      if (version === undefined || shards === 0) return new Map();
+      const keys = Array.from({ length: shards }, (_, i) => ({
+        [PARTITION_KEY]: { S: `${PREFIX}${cluster}#${version}#${i}` },
+      }));
+      const parts = new Map<string, Uint8Array>();
+      // BatchGetItem takes at most 100 keys and may leave some unprocessed.
+      let pending = keys;
+      while (pending.length > 0) {
+        const out = await this.#client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [this.#table]: {
+                Keys: pending.slice(0, 100),
+                ConsistentRead: true,
+              },
+            },
+          })
+        );
+        for (const item of out.Responses?.[this.#table] ?? []) {
+          const pk = item[PARTITION_KEY]?.S ?? '';
+          parts.set(pk, item.data?.B ?? new Uint8Array());
+        }
+        pending = [
+          ...((out.UnprocessedKeys?.[this.#table]?.Keys ?? []) as typeof keys),
+          ...pending.slice(100),
+        ];
+      }
+      const ordered = keys.map((k) => {
+        const part = parts.get(k[PARTITION_KEY].S);
+        if (part === undefined) {
+          throw new DynamoStateError(
+            `load node index ${cluster}: shard missing`
+          );
+        }
+        return Buffer.from(part);
+      });
+      const json = gunzipSync(Buffer.concat(ordered)).toString('utf8');
+      return new Map(
+        Object.entries(JSON.parse(json) as Record<string, NodeFacts>)
+      );
+    } catch (e) {
+      if (e instanceof DynamoStateError) throw e;
+      throw new DynamoStateError(`load node index ${cluster}`, { cause: e });
+    }
+  }
+
+  async save(
+    cluster: string,
+    nodes: ReadonlyMap<string, NodeFacts>
+  ): Promise<void> {
+    const blob = gzipSync(JSON.stringify(Object.fromEntries(nodes)));
+    const version = randomUUID();
+    const shards = Math.max(1, Math.ceil(blob.length / SHARD_BYTES));
+    try {
+      for (let i = 0; i < shards; i++) {
+        await this.#client.send(
+          new PutItemCommand({
+            TableName: this.#table,
+            Item: {
+              [PARTITION_KEY]: { S: `${PREFIX}${cluster}#${version}#${i}` },
+              data: {
+                B: blob.subarray(i * SHARD_BYTES, (i + 1) * SHARD_BYTES),
+              },
+            },
+          })
+        );
+      }
+      const old = await this.#client.send(
+        new PutItemCommand({
+          TableName: this.#table,
+          Item: {
+            [PARTITION_KEY]: { S: `${PREFIX}${cluster}` },
+            version: { S: version },
+            shards: { N: String(shards) },
+            nodes: { N: String(nodes.size) },
+          },
+          ReturnValues: 'ALL_OLD',
+        })
+      );
+      await this.#expireShards(cluster, old.Attributes);
+    } catch (e) {
+      throw new DynamoStateError(`save node index ${cluster}`, { cause: e });
+    }
+  }
+
+  /** Gives the superseded version's shards a TTL. */
+  async #expireShards(
+    cluster: string,
+    head: Record<string, { S?: string; N?: string }> | undefined
+  ): Promise<void> {
+    const version = head?.version?.S;
+    const shards = Number(head?.shards?.N ?? 0);
+    const expiresAt = toEpochSeconds(this.#clock.now() + OLD_SHARD_TTL_MS);
+    for (let i = 0; version !== undefined && i < shards; i++) {
+      const pk = `${PREFIX}${cluster}#${version}#${i}`;
+      await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#table,
+          Key: { [PARTITION_KEY]: { S: pk } },
+          UpdateExpression: 'SET #ttl = :t',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':t': { N: String(expiresAt) } },
+        })
+      );
+    }
+  }
+}
