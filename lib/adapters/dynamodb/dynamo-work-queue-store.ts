@@ -1,0 +1,238 @@
+/**
+ * WorkQueueLedger and WorkQueueMarks on the state table (`q#<key>` items):
+ * client-go's dirty set, the delaying queue's one timer per key and the rate
+ * limiter's failure count, shared by every bridge and reconciler.
+ *
+ * Item: dirty (BOOL) + dirtyAtMs, failures (N), timerToken (S) +
+ * timerDueAtMs, expiresAt. Every method is one conditional write or one
+ * consistent read; an item whose `expiresAt` has passed counts as absent.
+ *
+ * Invariants: of concurrent `markDirty` calls exactly one returns true; the
+ * armed timer is always the earliest one asked for (until it is stale); a
+ * timer is only disarmed by its own token.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { Clock, WorkQueueLedger, WorkQueueMarks } from '../../ports.js';
+import {
+  DIRTY_MARK_TTL_MS,
+  QUEUE_ITEM_TTL_MS,
+  STALE_TIMER_MS,
+} from '../memory/memory-work-queue-store.js';
+import {
+  bool,
+  buildExpression,
+  callDynamo,
+  conditionalWrite,
+  type DynamoStoreOptions,
+  type Expression,
+  isExpiredItem,
+  num,
+  readNumber,
+  readString,
+  str,
+  updateLiveItem,
+} from './dynamo-call.js';
+import {
+  KeyPrefix,
+  PARTITION_KEY,
+  partitionKey,
+  toEpochSeconds,
+} from './table-schema.js';
+
+/** No fresh dirty mark: never marked, cleared, or its message was lost. */
+const HAS_NO_FRESH_MARK =
+  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark';
+
+/** No timer that fires no later than the new one and is not stale. */
+const HAS_NO_EARLIER_TIMER =
+  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer';
+
+/** The item exists (writes that undo something never create one). */
+const EXISTS = 'attribute_exists(#pk)';
+
+/** Work-queue bookkeeping kept in DynamoDB, one item per key. */
+export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
+  readonly #client: DynamoDBClient;
+  readonly #tableName: string;
+  readonly #clock: Clock;
+
+  constructor({ client, tableName, clock }: DynamoStoreOptions) {
+    this.#client = client;
+    this.#tableName = tableName;
+    this.#clock = clock;
+  }
+
+  async markDirty(key: string): Promise<boolean> {
+    const now = this.#clock.now();
+    const outcome = await this.#updateLive('markDirty', key, now, {
+      update: 'SET #dirty = :true, #dirtyAtMs = :now, #expiresAt = :expiresAt',
+      condition: HAS_NO_FRESH_MARK,
+      values: {
+        ':true': bool(true),
+        ':false': bool(false),
+        ':now': num(now),
+        ':staleMark': num(now - DIRTY_MARK_TTL_MS),
+      },
+    });
+    return outcome.ok;
+  }
+
+  async clearDirty(key: string): Promise<void> {
+    await this.#updateExisting('clearDirty', key, {
+      update: 'SET #dirty = :false REMOVE #dirtyAtMs',
+      values: { ':false': bool(false) },
+    });
+  }
+
+  async beginSync(key: string): Promise<number> {
+    const now = this.#clock.now();
+    const outcome = await this.#updateLive(
+      'beginSync',
+      key,
+      now,
+      {
+        update:
+          'SET #dirty = :false, #expiresAt = :expiresAt REMOVE #dirtyAtMs',
+        values: { ':false': bool(false) },
+      },
+      'ALL_NEW'
+    );
+    return outcome.ok ? (readNumber(outcome.attributes, 'failures') ?? 0) : 0;
+  }
+
+  async recordFailure(key: string): Promise<number> {
+    const now = this.#clock.now();
+    const outcome = await this.#updateLive(
+      'recordFailure',
+      key,
+      now,
+      {
+        update: 'ADD #failures :one SET #expiresAt = :expiresAt',
+        values: { ':one': num(1) },
+      },
+      'UPDATED_NEW'
+    );
+    return outcome.ok ? (readNumber(outcome.attributes, 'failures') ?? 1) : 1;
+  }
+
+  async forget(key: string): Promise<void> {
+    await this.#updateExisting('forget', key, { update: 'REMOVE #failures' });
+  }
+
+  async armTimer(key: string, dueAtMs: number): Promise<string | undefined> {
+    const now = this.#clock.now();
+    const token = randomUUID();
+    const outcome = await this.#updateLive(
+      'armTimer',
+      key,
+      now,
+      {
+        update:
+          'SET #timerToken = :token, #timerDueAtMs = :dueAtMs, #expiresAt = :expiresAt',
+        condition: HAS_NO_EARLIER_TIMER,
+        values: {
+          ':token': str(token),
+          ':dueAtMs': num(dueAtMs),
+          ':staleTimer': num(now - STALE_TIMER_MS),
+        },
+      },
+      'NONE',
+      // Outlive the timer, not just the write.
+      Math.max(now, dueAtMs)
+    );
+    return outcome.ok ? token : undefined;
+  }
+
+  async isTimerArmed(key: string, token: string): Promise<boolean> {
+    const pk = this.#pk(key);
+    const { Item: item } = await callDynamo(`isTimerArmed ${pk}`, () =>
+      this.#client.send(
+        new GetItemCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ConsistentRead: true,
+          ProjectionExpression: '#timerToken, #expiresAt',
+          ExpressionAttributeNames: {
+            '#timerToken': 'timerToken',
+            '#expiresAt': 'expiresAt',
+          },
+        })
+      )
+    );
+    return (
+      !isExpiredItem(item, this.#clock.now()) &&
+      readString(item, 'timerToken') === token
+    );
+  }
+
+  async disarmTimer(key: string, token: string): Promise<void> {
+    await this.#updateExisting('disarmTimer', key, {
+      update: 'REMOVE #timerToken, #timerDueAtMs',
+      condition: '#timerToken = :token',
+      values: { ':token': str(token) },
+    });
+  }
+
+  /**
+   * Runs an update that treats an expired item as absent and moves the
+   * item's expiry to QUEUE_ITEM_TTL_MS after `horizonMs` (default: now).
+   */
+  #updateLive(
+    operation: string,
+    key: string,
+    now: number,
+    expression: Expression & { update: string },
+    returnValues: 'NONE' | 'ALL_NEW' | 'UPDATED_NEW' = 'NONE',
+    horizonMs = now
+  ) {
+    return updateLiveItem({
+      client: this.#client,
+      tableName: this.#tableName,
+      pk: this.#pk(key),
+      nowMs: now,
+      operation,
+      returnValues,
+      ...expression,
+      values: {
+        ...expression.values,
+        ':expiresAt': num(toEpochSeconds(horizonMs + QUEUE_ITEM_TTL_MS)),
+      },
+    });
+  }
+
+  /**
+   * Runs an update that only undoes state, on an existing item (a failed
+   * condition means there was nothing to undo). Expired items need no
+   * special case: undoing stale state leaves them as absent as before.
+   */
+  async #updateExisting(
+    operation: string,
+    key: string,
+    { update, condition, values }: Expression & { update: string }
+  ): Promise<void> {
+    const pk = this.#pk(key);
+    await conditionalWrite(`${operation} ${pk}`, () =>
+      this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ...buildExpression({
+            update,
+            condition:
+              condition === undefined ? EXISTS : `${EXISTS} AND (${condition})`,
+            values,
+          }),
+        })
+      )
+    );
+  }
+
+  #pk(key: string): string {
+    return partitionKey(KeyPrefix.workQueue, key);
+  }
+}

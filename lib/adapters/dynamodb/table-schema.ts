@@ -1,0 +1,64 @@
+/**
+ * The one DynamoDB table that holds the reconciler's state, defined once: the
+ * adapters, the test helper that creates tables and the infrastructure
+ * template all take its shape from here.
+ *
+ * Items are told apart by the prefix of their partition key. Work-queue keys
+ * contain '/', so '#' separates the prefix from the key.
+ */
+import type {
+  CreateTableCommandInput,
+  UpdateTimeToLiveCommandInput,
+} from '@aws-sdk/client-dynamodb';
+
+/** The partition key attribute (string); the table has no sort key. */
+export const PARTITION_KEY = 'pk';
+
+/**
+ * The TTL attribute: epoch SECONDS (DynamoDB's TTL unit). TTL deletion can lag
+ * by days, so every reader also treats a past `expiresAt` as absent.
+ */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** On-demand capacity: the reconciler is idle most of the time. */
+export const BILLING_MODE = 'PAY_PER_REQUEST';
+
+/** The partition-key prefix of each item kind. */
+export const KeyPrefix = {
+  /** `exp#<cluster/ns/name>`: ControllerExpectations record. */
+  expectations: 'exp#',
+  /** `fpb#<cluster/dsUID/generation/node>`: failed-pod backoff entry. */
+  failedPodBackoff: 'fpb#',
+  /** `q#<cluster/ns/name>`: work-queue marks and ledger. */
+  workQueue: 'q#',
+  /** `lease#<cluster>`: the cluster's bridge lease and bookmarks. */
+  lease: 'lease#',
+  /** `cluster#<id>`: the cluster registry. */
+  cluster: 'cluster#',
+} as const;
+export type KeyPrefix = (typeof KeyPrefix)[keyof typeof KeyPrefix];
+
+/** Returns the partition key of an item of the given kind. */
+export const partitionKey = (prefix: KeyPrefix, id: string): string =>
+  `${prefix}${id}`;
+
+/** Returns the CreateTable request of the state table. */
+export const createTableInput = (
+  tableName: string
+): CreateTableCommandInput => ({
+  TableName: tableName,
+  BillingMode: BILLING_MODE,
+  AttributeDefinitions: [{ AttributeName: PARTITION_KEY, AttributeType: 'S' }],
+  KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+});
+
+/** Returns the UpdateTimeToLive request that enables TTL on `expiresAt`. */
+export const timeToLiveInput = (
+  tableName: string
+): UpdateTimeToLiveCommandInput => ({
+  TableName: tableName,
+  TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+});
+
+/** Returns `ms` (epoch milliseconds) as TTL epoch seconds, rounded up. */
+export const toEpochSeconds = (ms: number): number => Math.ceil(ms / 1_000);

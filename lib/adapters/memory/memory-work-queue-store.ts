@@ -1,0 +1,153 @@
+/**
+ * In-process WorkQueueLedger and WorkQueueMarks for local runs and scenario
+ * tests, with exactly the semantics of DynamoWorkQueueStore: client-go's
+ * dirty set, the delaying queue's one-timer-per-key and the rate limiter's
+ * failure count, plus the guards a distributed queue needs against lost
+ * messages (a mark or timer whose message never came stops counting).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock, WorkQueueLedger, WorkQueueMarks } from '../../ports.js';
+
+/**
+ * How long a dirty mark blocks further adds: a mark whose message was lost
+ * must not block the key forever; SQS delivers far sooner than this.
+ */
+export const DIRTY_MARK_TTL_MS = 5 * 60_000;
+
+/**
+ * How long past its due time an armed timer still blocks a later one: none.
+ * A due timer is being fired — the key is added before the timer is
+ * disarmed, so the sync it causes may arm the next timer in between — or its
+ * message was lost; either way the new timer must be armed.
+ */
+export const STALE_TIMER_MS = 0;
+
+/**
+ * How long a key's bookkeeping outlives its last write (the item's TTL).
+ * Far above the longest retry delay (1000 s) and any requeue delay, so a
+ * failing key keeps its count; timers due later than this are unsupported.
+ */
+export const QUEUE_ITEM_TTL_MS = 7 * 24 * 60 * 60_000;
+
+interface QueueEntry {
+  dirty: boolean;
+  dirtyAtMs?: number;
+  failures: number;
+  timer?: { token: string; dueAtMs: number };
+  expiresAtMs: number;
+}
+
+/** Per-key queue bookkeeping kept in a Map. */
+export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
+  readonly #entries = new Map<string, QueueEntry>();
+  readonly #clock: Clock;
+
+  constructor({ clock }: { clock: Clock }) {
+    this.#clock = clock;
+  }
+
+  /** Marks the key dirty unless a fresh mark is there; true when marked. */
+  async markDirty(key: string): Promise<boolean> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    if (
+      entry.dirty &&
+      entry.dirtyAtMs !== undefined &&
+      entry.dirtyAtMs >= now - DIRTY_MARK_TTL_MS
+    ) {
+      return false;
+    }
+    this.#write(key, entry, now, { dirty: true, dirtyAtMs: now });
+    return true;
+  }
+
+  /** Clears the key's dirty mark (its message could not be sent). */
+  async clearDirty(key: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    entry.dirty = false;
+    delete entry.dirtyAtMs;
+  }
+
+  /** Clears the dirty mark; returns the failures since the last forget. */
+  async beginSync(key: string): Promise<number> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    delete entry.dirtyAtMs;
+    this.#write(key, entry, now, { dirty: false });
+    return entry.failures;
+  }
+
+  /** Counts one failure; returns the count including it. */
+  async recordFailure(key: string): Promise<number> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    this.#write(key, entry, now, { failures: entry.failures + 1 });
+    return entry.failures;
+  }
+
+  /** Forgets the key's failures. */
+  async forget(key: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined) entry.failures = 0;
+  }
+
+  /**
+   * Arms a timer for `dueAtMs` unless an earlier (or equal) one is pending;
+   * returns its token, or undefined when the pending one fires first.
+   */
+  async armTimer(key: string, dueAtMs: number): Promise<string | undefined> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    const armed = entry.timer;
+    if (
+      armed !== undefined &&
+      armed.dueAtMs <= dueAtMs &&
+      armed.dueAtMs >= now - STALE_TIMER_MS
+    ) {
+      return undefined;
+    }
+    const token = randomUUID();
+    this.#write(key, entry, now, { timer: { token, dueAtMs } });
+    // Outlive the timer, whatever wrote last.
+    entry.expiresAtMs = Math.max(now, dueAtMs) + QUEUE_ITEM_TTL_MS;
+    return token;
+  }
+
+  /** Returns whether `token` is the key's armed timer. */
+  async isTimerArmed(key: string, token: string): Promise<boolean> {
+    return this.#live(key, this.#clock.now())?.timer?.token === token;
+  }
+
+  /** Disarms the timer if `token` is still the armed one. */
+  async disarmTimer(key: string, token: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry?.timer?.token === token) delete entry.timer;
+  }
+
+  /** Returns the entry unless it expired (an expired one is dropped). */
+  #live(key: string, now: number): QueueEntry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.expiresAtMs < now) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #liveOrNew(key: string, now: number): QueueEntry {
+    return (
+      this.#live(key, now) ?? { dirty: false, failures: 0, expiresAtMs: now }
+    );
+  }
+
+  #write(
+    key: string,
+    entry: QueueEntry,
+    now: number,
+    changes: Partial<QueueEntry>
+  ): void {
+    Object.assign(entry, changes, { expiresAtMs: now + QUEUE_ITEM_TTL_MS });
+    this.#entries.set(key, entry);
+  }
+}

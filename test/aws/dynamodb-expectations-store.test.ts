@@ -1,0 +1,254 @@
+/**
+ * DynamoExpectationsStore against DynamoDB Local: upstream
+ * ControllerExpectations semantics, expiry, and lowers racing sets.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoExpectationsStore } from '#lib/adapters/dynamodb/dynamo-expectations-store.js';
+import {
+  KeyPrefix,
+  partitionKey,
+} from '#lib/adapters/dynamodb/table-schema.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '#lib/reconcile/expectations.js';
+import {
+  createTestTable,
+  readItem,
+  type TestTable,
+  writeItem,
+} from '#test/helpers/dynamo-table.js';
+import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+
+const N = 20;
+let table: TestTable;
+let keyCount = 0;
+
+/** Returns a key no other test uses. */
+const newKey = (): string => `c1/default/ds-${++keyCount}`;
+const pkOf = (key: string): string => partitionKey(KeyPrefix.expectations, key);
+
+const newStore = (t: TestTable = table) => {
+  const clock = new FakeClock(Date.now());
+  return { clock, store: new DynamoExpectationsStore({ ...t, clock }) };
+};
+
+beforeAll(async () => {
+  table = await createTestTable(inject('dynamodbEndpoint'));
+});
+afterAll(() => {
+  table.client.destroy();
+});
+
+describe('DynamoExpectationsStore', () => {
+  it('is satisfied when the key has no record', async () => {
+    // Prepare
+    const { store } = newStore();
+    // Act
+    const satisfied = await store.satisfiedExpectations(newKey());
+    // Assess
+    expect(satisfied).toBe(true);
+  });
+
+  it('is unsatisfied until every expected create and delete is observed', async () => {
+    // Prepare
+    const { store } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 2, 1);
+    // Act
+    await store.creationObserved(key);
+    const afterOne = await store.satisfiedExpectations(key);
+    await store.creationObserved(key);
+    const afterCreates = await store.satisfiedExpectations(key);
+    await store.deletionObserved(key);
+    const afterAll = await store.satisfiedExpectations(key);
+    // Assess
+    expect([afterOne, afterCreates, afterAll]).toEqual([false, false, true]);
+    expect(await store.get(key)).toMatchObject({ add: 0, del: 0 });
+  });
+
+  it('lowers a record by the given amounts', async () => {
+    // Prepare
+    const { store } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 5, 4);
+    // Act
+    await store.lowerExpectations(key, 2, 3);
+    // Assess
+    expect(await store.get(key)).toMatchObject({ add: 3, del: 1 });
+  });
+
+  it('replaces the record on set, with a fresh timestamp, even with 0/0', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 3, 0);
+    clock.step(1_000);
+    // Act
+    await store.setExpectations(key, 0, 0);
+    // Assess
+    expect(await store.get(key)).toEqual({
+      add: 0,
+      del: 0,
+      timestampMs: clock.now(),
+    });
+  });
+
+  it('counts a record as satisfied once the expectations timeout has passed', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 1, 0);
+    clock.step(EXPECTATIONS_TIMEOUT_MS);
+    const atTimeout = await store.satisfiedExpectations(key);
+    // Act
+    clock.step(1);
+    const pastTimeout = await store.satisfiedExpectations(key);
+    // Assess
+    expect(atTimeout).toBe(false);
+    expect(pastTimeout).toBe(true);
+  });
+
+  it('stores a TTL past the expectations timeout', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const key = newKey();
+    // Act
+    await store.setExpectations(key, 1, 0);
+    // Assess
+    const expiresAt = Number((await readItem(table, pkOf(key)))?.expiresAt?.N);
+    expect(expiresAt * 1_000).toBeGreaterThan(
+      clock.now() + EXPECTATIONS_TIMEOUT_MS
+    );
+  });
+
+  it('never creates a record when lowering a key without one', async () => {
+    // Prepare
+    const { store } = newStore();
+    const key = newKey();
+    // Act
+    await store.lowerExpectations(key, 1, 1);
+    await store.creationObserved(key);
+    await store.deletionObserved(key);
+    // Assess
+    expect(await readItem(table, pkOf(key))).toBeUndefined();
+  });
+
+  it('never lowers an expired record', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 1, 0);
+    clock.step(EXPECTATIONS_TIMEOUT_MS + 1);
+    // Act
+    await store.creationObserved(key);
+    // Assess
+    expect((await readItem(table, pkOf(key)))?.add).toEqual({ N: '1' });
+    expect(await store.get(key)).toBeUndefined();
+  });
+
+  it('deletes the record', async () => {
+    // Prepare
+    const { store } = newStore();
+    const key = newKey();
+    await store.setExpectations(key, 1, 0);
+    // Act
+    await store.deleteExpectations(key);
+    // Assess
+    expect(await readItem(table, pkOf(key))).toBeUndefined();
+    expect(await store.satisfiedExpectations(key)).toBe(true);
+  });
+
+  describe('when TTL has not yet deleted an expired item', () => {
+    let stale: TestTable;
+    beforeAll(async () => {
+      stale = await createTestTable(inject('dynamodbEndpoint'), { ttl: false });
+    });
+    afterAll(() => {
+      stale.client.destroy();
+    });
+
+    it('treats the item as absent and never lowers it', async () => {
+      // Prepare: a fresh-looking record whose expiresAt has passed.
+      const { store, clock } = newStore(stale);
+      const key = newKey();
+      await writeItem(stale, pkOf(key), {
+        add: { N: '2' },
+        del: { N: '0' },
+        timestampMs: { N: String(clock.now()) },
+        expiresAt: { N: String(Math.floor(clock.now() / 1_000) - 60) },
+      });
+      // Act
+      const satisfied = await store.satisfiedExpectations(key);
+      await store.creationObserved(key);
+      // Assess
+      expect(satisfied).toBe(true);
+      expect(await store.get(key)).toBeUndefined();
+      expect((await readItem(stale, pkOf(key)))?.add).toEqual({ N: '2' });
+    });
+  });
+
+  describe('races', () => {
+    it('never creates a record from concurrent lowers of a key without one', async () => {
+      // Prepare
+      const { store } = newStore();
+      const key = newKey();
+      // Act
+      await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          i % 2 === 0
+            ? store.creationObserved(key)
+            : store.deletionObserved(key)
+        )
+      );
+      // Assess
+      expect(await readItem(table, pkOf(key))).toBeUndefined();
+    });
+
+    it('loses no lower when many run at once', async () => {
+      // Prepare
+      const { store } = newStore();
+      const key = newKey();
+      await store.setExpectations(key, N, N);
+      // Act
+      await Promise.all(
+        Array.from({ length: 2 * N }, (_, i) =>
+          i % 2 === 0
+            ? store.creationObserved(key)
+            : store.deletionObserved(key)
+        )
+      );
+      // Assess
+      expect(await store.get(key)).toMatchObject({ add: 0, del: 0 });
+      expect(await store.satisfiedExpectations(key)).toBe(true);
+    });
+
+    it('keeps a set that lands among lowers, lowered only by those after it', async () => {
+      // Prepare
+      const { store } = newStore();
+      const key = newKey();
+      // Act
+      await Promise.all([
+        ...Array.from({ length: N }, () => store.creationObserved(key)),
+        store.setExpectations(key, N, 0),
+      ]);
+      // Assess
+      const record = await store.get(key);
+      expect(record?.del).toBe(0);
+      expect(record?.add).toBeGreaterThanOrEqual(0);
+      expect(record?.add).toBeLessThanOrEqual(N);
+    });
+
+    it('lets a set after lowers win', async () => {
+      // Prepare
+      const { store } = newStore();
+      const key = newKey();
+      await store.setExpectations(key, 3, 0);
+      await Promise.all(
+        Array.from({ length: N }, () => store.creationObserved(key))
+      );
+      // Act
+      await store.setExpectations(key, 2, 1);
+      // Assess
+      expect(await store.get(key)).toMatchObject({ add: 2, del: 1 });
+      expect(await store.satisfiedExpectations(key)).toBe(false);
+    });
+  });
+});

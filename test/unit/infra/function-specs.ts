@@ -1,0 +1,71 @@
+/**
+ * What serverless.yml must declare per function: the expectations of
+ * serverless-template.test.ts, kept apart so the test reads as assertions.
+ */
+
+/** The cluster-credential secrets (an `Fn::Sub` string). */
+export const SECRETS =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+  'arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:dsr/*';
+/** The per-cluster roles the functions may assume (an `Fn::Sub` string). */
+export const CLUSTER_ROLES =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+  'arn:${AWS::Partition}:iam::${AWS::AccountId}:role/dsr-cluster-*';
+
+const logs = (group: string) => [
+  `logs:CreateLogStream ${group}`,
+  `logs:PutLogEvents ${group}`,
+];
+const table = (...actions: string[]) =>
+  actions.map((a) => `dynamodb:${a} StateTable`);
+
+/**
+ * Each function as the template must declare it: logical-id stem, osls key,
+ * timeout, and exactly what its role allows (`action resource` lines).
+ */
+export const FUNCTION_SPECS = [
+  {
+    id: 'WatchBridge',
+    key: 'watchBridge',
+    timeout: 900,
+    grants: [
+      ...logs('WatchBridgeLogGroup'),
+      ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
+      ...table('DeleteItem', 'Scan'),
+      'sqs:SendMessage WorkQueue',
+      `secretsmanager:GetSecretValue ${SECRETS}`,
+      `sts:AssumeRole ${CLUSTER_ROLES}`,
+    ],
+  },
+  {
+    id: 'Reconcile',
+    key: 'reconcile',
+    timeout: 60,
+    grants: [
+      ...logs('ReconcileLogGroup'),
+      ...table('GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      'sqs:ReceiveMessage WorkQueue',
+      'sqs:DeleteMessage WorkQueue',
+      'sqs:GetQueueAttributes WorkQueue',
+      'sqs:ChangeMessageVisibility WorkQueue',
+      'sqs:SendMessage WorkQueue',
+      'sqs:SendMessage DelayQueue',
+      `secretsmanager:GetSecretValue ${SECRETS}`,
+      `sts:AssumeRole ${CLUSTER_ROLES}`,
+    ],
+  },
+  {
+    id: 'Requeue',
+    key: 'requeue',
+    timeout: 30,
+    grants: [
+      ...logs('RequeueLogGroup'),
+      ...table('GetItem', 'UpdateItem'),
+      'sqs:ReceiveMessage DelayQueue',
+      'sqs:DeleteMessage DelayQueue',
+      'sqs:GetQueueAttributes DelayQueue',
+      'sqs:SendMessage WorkQueue',
+      'sqs:SendMessage DelayQueue',
+    ],
+  },
+];

@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DIRTY_MARK_TTL_MS,
+  MemoryWorkQueueStore,
+  QUEUE_ITEM_TTL_MS,
+  STALE_TIMER_MS,
+} from '#lib/adapters/memory/memory-work-queue-store.js';
+import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+
+const KEY = 'c1/default/ds';
+
+const newStore = () => {
+  const clock = new FakeClock();
+  return { clock, store: new MemoryWorkQueueStore({ clock }) };
+};
+
+describe('MemoryWorkQueueStore', () => {
+  describe('dirty marks', () => {
+    it('marks a key once until the mark is cleared', async () => {
+      // Prepare
+      const { store } = newStore();
+      // Act
+      const first = await store.markDirty(KEY);
+      const second = await store.markDirty(KEY);
+      await store.clearDirty(KEY);
+      const afterClear = await store.markDirty(KEY);
+      // Assess
+      expect([first, second, afterClear]).toEqual([true, false, true]);
+    });
+
+    it('marks a key again once a sync has begun', async () => {
+      // Prepare
+      const { store } = newStore();
+      await store.markDirty(KEY);
+      // Act
+      await store.beginSync(KEY);
+      const again = await store.markDirty(KEY);
+      // Assess
+      expect(again).toBe(true);
+    });
+
+    it('replaces a mark older than the dirty-mark TTL (its message was lost)', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      await store.markDirty(KEY);
+      clock.step(DIRTY_MARK_TTL_MS);
+      const atTtl = await store.markDirty(KEY);
+      // Act
+      clock.step(1);
+      const pastTtl = await store.markDirty(KEY);
+      // Assess
+      expect(atTtl).toBe(false);
+      expect(pastTtl).toBe(true);
+    });
+
+    it('keeps marks of different keys apart', async () => {
+      // Prepare
+      const { store } = newStore();
+      await store.markDirty(KEY);
+      // Act
+      const other = await store.markDirty('c1/default/other');
+      // Assess
+      expect(other).toBe(true);
+    });
+  });
+
+  describe('failure ledger', () => {
+    it('counts failures and returns them when a sync begins', async () => {
+      // Prepare
+      const { store } = newStore();
+      // Act
+      const counts = [
+        await store.recordFailure(KEY),
+        await store.recordFailure(KEY),
+      ];
+      const atSync = await store.beginSync(KEY);
+      // Assess
+      expect(counts).toEqual([1, 2]);
+      expect(atSync).toBe(2);
+    });
+
+    it('returns 0 when a sync of an unknown key begins', async () => {
+      // Prepare
+      const { store } = newStore();
+      // Act
+      const failures = await store.beginSync(KEY);
+      // Assess
+      expect(failures).toBe(0);
+    });
+
+    it('forgets failures and counts from 1 again', async () => {
+      // Prepare
+      const { store } = newStore();
+      await store.recordFailure(KEY);
+      await store.recordFailure(KEY);
+      // Act
+      await store.forget(KEY);
+      const atSync = await store.beginSync(KEY);
+      const next = await store.recordFailure(KEY);
+      // Assess
+      expect(atSync).toBe(0);
+      expect(next).toBe(1);
+    });
+
+    it('drops the failures of a key untouched for longer than the item TTL', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      await store.recordFailure(KEY);
+      clock.step(QUEUE_ITEM_TTL_MS);
+      const atTtl = await store.beginSync(KEY);
+      // Act
+      clock.step(QUEUE_ITEM_TTL_MS + 1);
+      const pastTtl = await store.recordFailure(KEY);
+      // Assess
+      expect(atTtl).toBe(1);
+      expect(pastTtl).toBe(1);
+    });
+
+    it('counts every one of 10 concurrent failures', async () => {
+      // Prepare
+      const { store } = newStore();
+      // Act
+      const counts = await Promise.all(
+        Array.from({ length: 10 }, () => store.recordFailure(KEY))
+      );
+      // Assess
+      expect([...counts].sort((a, b) => a - b)).toEqual([
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+      ]);
+      expect(await store.beginSync(KEY)).toBe(10);
+    });
+  });
+
+  describe('timers', () => {
+    it('arms a timer and reports it armed by its token only', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      // Act
+      const token = await store.armTimer(KEY, clock.now() + 1_000);
+      // Assess
+      expect(token).toEqual(expect.any(String));
+      expect(await store.isTimerArmed(KEY, token ?? '')).toBe(true);
+      expect(await store.isTimerArmed(KEY, 'another')).toBe(false);
+    });
+
+    it('keeps a pending timer that fires no later than the new one', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const first = await store.armTimer(KEY, clock.now() + 1_000);
+      // Act
+      const same = await store.armTimer(KEY, clock.now() + 1_000);
+      const later = await store.armTimer(KEY, clock.now() + 2_000);
+      // Assess
+      expect([same, later]).toEqual([undefined, undefined]);
+      expect(await store.isTimerArmed(KEY, first ?? '')).toBe(true);
+    });
+
+    it('replaces a pending timer by an earlier one', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const late = await store.armTimer(KEY, clock.now() + 5_000);
+      // Act
+      const early = await store.armTimer(KEY, clock.now() + 1_000);
+      // Assess
+      expect(await store.isTimerArmed(KEY, early ?? '')).toBe(true);
+      expect(await store.isTimerArmed(KEY, late ?? '')).toBe(false);
+    });
+
+    it('replaces a timer once its due time has passed (being fired, or its message was lost)', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const due = clock.now() + 1_000;
+      await store.armTimer(KEY, due);
+      clock.set(due + STALE_TIMER_MS);
+      const overdue = await store.armTimer(KEY, clock.now() + 1_000);
+      // Act
+      clock.step(1);
+      const stale = await store.armTimer(KEY, clock.now() + 1_000);
+      // Assess
+      expect(overdue).toBeUndefined();
+      expect(stale).toEqual(expect.any(String));
+    });
+
+    it('keeps a timer due after the item TTL armed until it is due', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const due = clock.now() + 2 * QUEUE_ITEM_TTL_MS;
+      const token = await store.armTimer(KEY, due);
+      // Act
+      clock.set(due);
+      const armed = await store.isTimerArmed(KEY, token ?? '');
+      // Assess
+      expect(armed).toBe(true);
+    });
+
+    it('disarms the timer by its token, so a later one can be armed', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const token = await store.armTimer(KEY, clock.now() + 1_000);
+      // Act
+      await store.disarmTimer(KEY, token ?? '');
+      const next = await store.armTimer(KEY, clock.now() + 9_000);
+      // Assess
+      expect(await store.isTimerArmed(KEY, token ?? '')).toBe(false);
+      expect(next).toEqual(expect.any(String));
+    });
+
+    it('leaves the new timer armed when a stale token is disarmed', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const old = await store.armTimer(KEY, clock.now() + 5_000);
+      const current = await store.armTimer(KEY, clock.now() + 1_000);
+      // Act
+      await store.disarmTimer(KEY, old ?? '');
+      // Assess
+      expect(await store.isTimerArmed(KEY, current ?? '')).toBe(true);
+    });
+
+    it('arms the earliest of concurrent timers', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const dues = [7, 3, 9, 1, 5].map((s) => clock.now() + s * 1_000);
+      // Act
+      const tokens = await Promise.all(
+        dues.map((due) => store.armTimer(KEY, due))
+      );
+      // Assess
+      const earliest = tokens[dues.indexOf(clock.now() + 1_000)];
+      expect(await store.isTimerArmed(KEY, earliest ?? '')).toBe(true);
+    });
+  });
+});
