@@ -16,7 +16,7 @@ import {
 } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type {
@@ -44,6 +44,11 @@ export const createReconcileHandler = (o: {
   const processor = new BatchProcessor(EventType.SQS);
   return middy(
     async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+      o.metrics.addMetric(
+        'MessagesReceived',
+        MetricUnit.Count,
+        event.Records.length
+      );
       const handle = o.reconciler.forBatch(event.Records.map(toQueuedKey));
       return processPartialResponse(
         event,

@@ -24,6 +24,9 @@ export const createWatchBridgeHandler = (o: {
     'bridgeWatchSeconds' | 'bridgeEconomySeconds' | 'bridgeResyncSeconds'
   >;
   logger: Logger;
+  /** Tests only: a shorter lease, and a way to stop a run early. */
+  leaseTtlMs?: number;
+  signal?: AbortSignal;
 }) =>
   middy(
     async (_event: unknown, context: Context): Promise<ClusterRunResult[]> =>
@@ -33,5 +36,7 @@ export const createWatchBridgeHandler = (o: {
         watchSeconds: o.config.bridgeWatchSeconds,
         economySeconds: o.config.bridgeEconomySeconds,
         resyncSeconds: o.config.bridgeResyncSeconds,
+        ...(o.leaseTtlMs ? { leaseTtlMs: o.leaseTtlMs } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
       })
   ).use(injectLambdaContext(o.logger, { resetKeys: true }));

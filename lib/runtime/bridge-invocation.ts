@@ -48,6 +48,10 @@ export interface BridgeInvocationOptions {
   watchSeconds: number;
   economySeconds: number;
   resyncSeconds: number;
+  /** Lease duration (default: the bridge's); tests shorten it. */
+  leaseTtlMs?: number;
+  /** Stops every cluster's run early, cleanly (tests, shutdown). */
+  signal?: AbortSignal;
 }
 
 /** One cluster's outcome, failures included. */
@@ -84,6 +88,8 @@ export const runBridgeInvocation = async (
             mode: record.bridgeMode,
             deadlineMs,
             resyncEveryMs: opts.resyncSeconds * 1_000,
+            ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
+            ...(opts.signal ? { signal: opts.signal } : {}),
           }
         );
         logger.info('bridge run ended', { ...report });

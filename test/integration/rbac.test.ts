@@ -4,10 +4,8 @@
  * and rolls out a DaemonSet under a service account bound to it, and that
  * identity cannot do more.
  */
-import { readFileSync } from 'node:fs';
-import { KubeConfig, loadYaml } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import {
@@ -17,87 +15,25 @@ import {
   deleteNamespace,
   deleteNodes,
 } from '../testbed/kube-fixtures.js';
+import {
+  createReconcilerIdentity,
+  type ReconcilerIdentity,
+} from './reconciler-identity.js';
 import { adminHttp, CLUSTER, realDeps, syncUntil } from './sync-loop.js';
-
-const ROLE = new URL('../../infra/kubernetes/rbac.yaml', import.meta.url);
 
 describe('reconciler RBAC', () => {
   const ns = `rbac-${Date.now().toString(36)}`;
   const dsPath = `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`;
   let admin: KubeHttp;
   let reconciler: KubeHttp;
+  let identity: ReconcilerIdentity;
   let nodes: string[] = [];
 
   beforeAll(async () => {
     admin = adminHttp();
-    const role = loadYaml<{ metadata: { name: string } }>(
-      readFileSync(ROLE, 'utf8')
-    );
-    await admin.request(
-      'apply role',
-      'POST',
-      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-      {
-        body: JSON.stringify({
-          ...role,
-          metadata: { name: `${role.metadata.name}-${ns}` },
-        }),
-      }
-    );
     await createNamespace(admin, ns);
-    await admin.request(
-      'create sa',
-      'POST',
-      `/api/v1/namespaces/${ns}/serviceaccounts`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ServiceAccount',
-          metadata: { name: 'reconciler' },
-        }),
-      }
-    );
-    await admin.request(
-      'bind',
-      'POST',
-      '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      {
-        body: JSON.stringify({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: `reconciler-${ns}` },
-          roleRef: {
-            apiGroup: 'rbac.authorization.k8s.io',
-            kind: 'ClusterRole',
-            name: `${role.metadata.name}-${ns}`,
-          },
-          subjects: [
-            { kind: 'ServiceAccount', name: 'reconciler', namespace: ns },
-          ],
-        }),
-      }
-    );
-    const { status } = await admin.request<{ status: { token: string } }>(
-      'request token',
-      'POST',
-      `/api/v1/namespaces/${ns}/serviceaccounts/reconciler/token`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenRequest',
-          spec: { expirationSeconds: 3600 },
-        }),
-      }
-    );
-    const kc = new KubeConfig();
-    const base = adminHttpConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: base.server, caData: base.caData }],
-      users: [{ name: 'reconciler', token: status.token }],
-      contexts: [{ name: 'c', cluster: 'c', user: 'reconciler' }],
-      currentContext: 'c',
-    });
-    reconciler = new KubeHttp({ kubeConfig: kc });
+    identity = await createReconcilerIdentity(admin, ns);
+    reconciler = identity.http;
     nodes = await createNodes(admin, 3, {
       prefix: `${ns}-`,
       labels: { rbac: ns },
@@ -106,20 +42,10 @@ describe('reconciler RBAC', () => {
   });
 
   afterAll(async () => {
-    await admin.request(
-      'unbind',
-      'DELETE',
-      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/reconciler-${ns}`
-    );
-    await admin.request(
-      'delete role',
-      'DELETE',
-      `/apis/rbac.authorization.k8s.io/v1/clusterroles/serverless-daemonset-reconciler-${ns}`
-    );
+    await identity.remove();
     await deleteNodes(admin, nodes);
     await deleteNamespace(admin, ns);
     admin.close();
-    reconciler.close();
   });
 
   const converged = (image: string) => async () => {
@@ -173,11 +99,3 @@ describe('reconciler RBAC', () => {
     }
   });
 });
-
-/** Returns the admin kubeconfig's server and CA, for a second identity. */
-const adminHttpConfig = (): { server: string; caData: string } => {
-  const kc = new KubeConfig();
-  kc.loadFromFile(inject('kubeconfigPath'));
-  const cluster = kc.getCurrentCluster();
-  return { server: cluster?.server ?? '', caData: cluster?.caData ?? '' };
-};

@@ -140,7 +140,8 @@ export const createAgentDaemonSet = async (
   http: KubeHttp,
   namespace: string,
   nodeSelector: Record<string, string>,
-  image = 'agent:1'
+  image = 'agent:1',
+  spec: { updateStrategy?: unknown; minReadySeconds?: number } = {}
 ) => {
   await http.request(
     'create ds',
@@ -152,6 +153,7 @@ export const createAgentDaemonSet = async (
         kind: 'DaemonSet',
         metadata: { name: 'agent' },
         spec: {
+          ...spec,
           selector: { matchLabels: { app: 'agent' } },
           template: {
             metadata: { labels: { app: 'agent' } },

@@ -1,0 +1,217 @@
+/**
+ * The work queue on SQS, with client-go's guarantees (util/workqueue):
+ * - per-key mutual exclusion: a FIFO queue with `MessageGroupId` = the key
+ *   (a group with a message in flight delivers nothing else);
+ * - stingy: adds coalesce on the key's dirty mark in WorkQueueMarks, so at
+ *   most one message per key waits; the consumer clears the mark before it
+ *   reads (WorkQueueLedger.beginSync), so an add during a sync queues one more
+ *   message behind the in-flight one;
+ * - `addAfter`: a timer message on a standard delay queue (FIFO queues take
+ *   no per-message delay), fired by lib/runtime/fire-timers.ts.
+ *
+ * Every message gets a fresh random `MessageDeduplicationId`: SQS drops a
+ * message whose ID it saw in the last 5 minutes, even after the first was
+ * deleted, which would silently swallow a real change. Coalescing is the
+ * dirty mark's job, not SQS's.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { toError } from '../../errors.js';
+import type { Clock, WorkQueue, WorkQueueMarks } from '../../ports.js';
+import {
+  type DelayQueue,
+  delaySecondsFor,
+  formatTimerMessage,
+  TIMER_SLACK_MS,
+} from '../../runtime/fire-timers.js';
+import { SqsDelayQueue } from './sqs-delay-queue.js';
+import { callSqs, SqsQueueError } from './sqs-queue-error.js';
+
+/** SQS's longest `MessageGroupId`; longer keys are shortened with a hash. */
+export const MAX_MESSAGE_GROUP_ID_LENGTH = 128;
+
+/** SQS's largest batch of SendMessageBatch. */
+const MAX_BATCH_SIZE = 10;
+
+/**
+ * Returns the message group of `key`: the key itself when SQS allows it, or
+ * its first 64 characters and a SHA-256 prefix (keys may reach 3·253
+ * characters). Distinct keys sharing a group would only be serialised.
+ */
+export const messageGroupIdFor = (key: string): string => {
+  if (key.length <= MAX_MESSAGE_GROUP_ID_LENGTH) return key;
+  const hash = createHash('sha256').update(key).digest('hex');
+  return `${key.slice(0, 64)}#${hash.slice(0, MAX_MESSAGE_GROUP_ID_LENGTH - 65)}`;
+};
+
+/** What an SqsWorkQueue is built from. */
+export interface SqsWorkQueueOptions {
+  client: SQSClient;
+  /** The FIFO work queue (body = key, group = key). */
+  workQueueUrl: string;
+  /** The standard queue carrying timer messages. */
+  delayQueueUrl: string;
+  marks: WorkQueueMarks;
+  clock: Clock;
+}
+
+/** The producer side of the work queue on SQS FIFO plus a delay queue. */
+export class SqsWorkQueue implements WorkQueue {
+  readonly #client: SQSClient;
+  readonly #workQueueUrl: string;
+  readonly #delayQueue: DelayQueue;
+  readonly #marks: WorkQueueMarks;
+  readonly #clock: Clock;
+
+  constructor(options: SqsWorkQueueOptions) {
+    this.#client = options.client;
+    this.#workQueueUrl = options.workQueueUrl;
+    this.#delayQueue = new SqsDelayQueue({
+      client: options.client,
+      queueUrl: options.delayQueueUrl,
+    });
+    this.#marks = options.marks;
+    this.#clock = options.clock;
+  }
+
+  /**
+   * Sends `key` to the work queue unless it is already waiting. When the
+   * send fails, the dirty mark is cleared again and an SqsQueueError is
+   * thrown, so the caller's retry adds it anew (nothing is silently lost).
+   */
+  async add(key: string): Promise<void> {
+    if (!(await this.#marks.markDirty(key))) return;
+    try {
+      await callSqs(`send ${key} to the work queue`, () =>
+        this.#client.send(
+          new SendMessageCommand({
+            QueueUrl: this.#workQueueUrl,
+            MessageBody: key,
+            MessageGroupId: messageGroupIdFor(key),
+            MessageDeduplicationId: randomUUID(),
+          })
+        )
+      );
+    } catch (e) {
+      throw await this.#undoMark(key, toError(e));
+    }
+  }
+
+  /**
+   * Sends `key` after `delayMs` through the delay queue, unless an earlier
+   * timer of the key is pending (the earliest ready time wins). Delays under
+   * a second are added at once: SQS counts whole seconds, and client-go's
+   * first retries are 5–640 ms.
+   */
+  async addAfter(key: string, delayMs: number): Promise<void> {
+    // `!(>=)` also sends NaN the immediate way instead of arming a timer.
+    if (!(delayMs >= TIMER_SLACK_MS)) {
+      await this.add(key);
+      return;
+    }
+    const dueAtMs = this.#clock.now() + delayMs;
+    const token = await this.#marks.armTimer(key, dueAtMs);
+    if (token === undefined) return;
+    try {
+      await this.#delayQueue.send(
+        formatTimerMessage({ key, dueAtMs, token }),
+        delaySecondsFor(delayMs)
+      );
+    } catch (e) {
+      // An armed timer without a message would swallow every later
+      // addAfter of the key; the caller's retry arms it anew.
+      try {
+        await this.#marks.disarmTimer(key, token);
+      } catch (disarmError) {
+        throw new AggregateError(
+          [toError(e), toError(disarmError)],
+          `send a timer for ${key} failed and its timer stayed armed`
+        );
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Adds many keys with SendMessageBatch (10 per call), coalescing like
+   * `add`; throws an AggregateError of every key that could not be added
+   * (their dirty marks are cleared again), after trying all of them.
+   */
+  async addBatch(keys: readonly string[]): Promise<void> {
+    const unique = [...new Set(keys)];
+    const marked = await Promise.allSettled(
+      unique.map((key) => this.#marks.markDirty(key))
+    );
+    const errors: Error[] = [];
+    const toSend: string[] = [];
+    marked.forEach((result, i) => {
+      if (result.status === 'rejected') errors.push(toError(result.reason));
+      else if (result.value) toSend.push(unique[i] as string);
+    });
+    const chunks: string[][] = [];
+    for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {
+      chunks.push(toSend.slice(i, i + MAX_BATCH_SIZE));
+    }
+    const failures = await Promise.all(chunks.map((c) => this.#sendBatch(c)));
+    for (const [key, error] of failures.flat()) {
+      errors.push(await this.#undoMark(key, error));
+    }
+    if (errors.length > 0) {
+      throw new AggregateError(
+        errors,
+        `add ${errors.length} of ${unique.length} keys to the work queue`
+      );
+    }
+  }
+
+  /** Returns the keys of `keys` that SQS did not accept, with why. */
+  async #sendBatch(keys: readonly string[]): Promise<[string, Error][]> {
+    const operation = `send ${keys.length} keys to the work queue`;
+    try {
+      const result = await callSqs(operation, () =>
+        this.#client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.#workQueueUrl,
+            Entries: keys.map((key, i) => ({
+              Id: `k${i}`,
+              MessageBody: key,
+              MessageGroupId: messageGroupIdFor(key),
+              MessageDeduplicationId: randomUUID(),
+            })),
+          })
+        )
+      );
+      return (result.Failed ?? []).map((f) => {
+        const key = keys[Number(f.Id?.slice(1))] ?? String(f.Id);
+        const cause = new Error(`${f.Code}: ${f.Message ?? ''}`);
+        return [
+          key,
+          new SqsQueueError(`send ${key} to the work queue`, { cause }),
+        ];
+      });
+    } catch (e) {
+      const error = toError(e);
+      return keys.map((key) => [key, error]);
+    }
+  }
+
+  /**
+   * Clears the dirty mark set for a send that failed; returns the error to
+   * throw (both errors when the mark cannot be cleared either).
+   */
+  async #undoMark(key: string, sendError: Error): Promise<Error> {
+    try {
+      await this.#marks.clearDirty(key);
+      return sendError;
+    } catch (e) {
+      return new AggregateError(
+        [sendError, toError(e)],
+        `send ${key} to the work queue failed and its dirty mark stayed set`
+      );
+    }
+  }
+}

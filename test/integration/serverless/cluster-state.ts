@@ -1,0 +1,74 @@
+/** Reads of the test bed that the serverless end-to-end tests assert on. */
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+
+/** Returns the DaemonSet `agent` of `ns`. */
+export const getAgent = (admin: KubeHttp, ns: string): Promise<DaemonSet> =>
+  admin.request<DaemonSet>(
+    'get ds',
+    'GET',
+    `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`
+  );
+
+/** Returns the pods of `ns` not being deleted, grouped by node. */
+export const livePodsByNode = async (
+  admin: KubeHttp,
+  ns: string
+): Promise<Map<string, Pod[]>> => {
+  const pods = await admin.list<Pod>(
+    'list pods',
+    `/api/v1/namespaces/${ns}/pods`
+  );
+  const byNode = new Map<string, Pod[]>();
+  for (const pod of pods) {
+    if (pod.metadata?.deletionTimestamp) continue;
+    const node = pod.spec?.nodeName ?? '';
+    byNode.set(node, [...(byNode.get(node) ?? []), pod]);
+  }
+  return byNode;
+};
+
+/**
+ * Returns whether the DaemonSet runs exactly one available pod of `image` on
+ * each of `nodes` and on no other node, with a complete, current status.
+ */
+export const isConverged = async (
+  admin: KubeHttp,
+  ns: string,
+  nodes: readonly string[],
+  image = 'agent:1'
+): Promise<boolean> => {
+  const ds = await getAgent(admin, ns);
+  const byNode = await livePodsByNode(admin, ns);
+  const s = ds.status;
+  const n = nodes.length;
+  return (
+    s?.desiredNumberScheduled === n &&
+    s.currentNumberScheduled === n &&
+    s.numberReady === n &&
+    s.numberAvailable === n &&
+    s.updatedNumberScheduled === n &&
+    (s.numberMisscheduled ?? 0) === 0 &&
+    s.observedGeneration === ds.metadata?.generation &&
+    byNode.size === n &&
+    nodes.every(
+      (node) =>
+        byNode.get(node)?.length === 1 &&
+        byNode.get(node)?.[0]?.spec?.containers[0]?.image === image
+    )
+  );
+};
+
+/** Patches the agent's container image (a template change). */
+export const setAgentImage = (admin: KubeHttp, ns: string, image: string) =>
+  admin.request(
+    'patch image',
+    'PATCH',
+    `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`,
+    {
+      body: JSON.stringify({
+        spec: { template: { spec: { containers: [{ name: 'c', image }] } } },
+      }),
+      contentType: 'application/strategic-merge-patch+json',
+    }
+  );

@@ -1,0 +1,199 @@
+/**
+ * The serverless product on the test bed: the deployed wiring
+ * (createAwsWiring) on DynamoDB Local and fauxqs, the three handlers' real
+ * middy chains driven by pollers that behave like Lambda's SQS event-source
+ * mapping, and the watch-bridge handler invoked again and again as its
+ * schedule would. The cluster is registered in the registry table and
+ * reached under the reconciler's least-privilege identity.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { inject } from 'vitest';
+import { type AwsWiring, createAwsWiring } from '#lib/adapters/aws-wiring.js';
+import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { sleep } from '#lib/bridge/resource-watch.js';
+import type { Config } from '#lib/config.js';
+import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
+import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
+import { createWatchBridgeHandler } from '#lib/handlers/watch-bridge-handler.js';
+import type { ClusterRunResult } from '#lib/runtime/bridge-invocation.js';
+import { LocalMetrics } from '#lib/runtime/local-runtime.js';
+import { createTestTable, type TestTable } from '../../helpers/dynamo-table.js';
+import { EsmPoller } from '../../helpers/esm-poller.js';
+import { FakeLogger } from '../../helpers/fakes/fake-logger.js';
+import { lambdaContext } from '../../helpers/lambda-context.js';
+import {
+  createSqsQueues,
+  type SqsTestQueues,
+} from '../../helpers/sqs-queues.js';
+
+/** Visibility of the test queues: a crashed invocation's batch returns soon. */
+const VISIBILITY_SECONDS = 6;
+/** Below the visibility timeout, as Lambda demands. */
+const FUNCTION_TIMEOUT_MS = 5_000;
+
+/** Knobs of one stack. */
+export interface StackOptions {
+  /** Kubeconfig of the identity the reconciler uses. */
+  kubeconfigPath: string;
+  /** How long one watch-mode bridge invocation watches. */
+  bridgeWatchSeconds?: number;
+  bridgeMode?: 'watch' | 'economy';
+  /** Lease of a bridge that died without releasing it (default 4 s). */
+  leaseTtlMs?: number;
+}
+
+/** A running stack; `stop()` leaves nothing behind but the table rows. */
+export class ServerlessStack {
+  readonly cluster = `it-${randomUUID().slice(0, 8)}`;
+  readonly logger = new FakeLogger();
+  readonly metrics = new LocalMetrics();
+  readonly bridgeRuns: ClusterRunResult[][] = [];
+  reconcilePoller!: EsmPoller;
+  requeuePoller!: EsmPoller;
+  wiring!: AwsWiring;
+  table!: TestTable;
+  queues!: SqsTestQueues;
+  config!: Config;
+  #bridgeLoop: Promise<void> | undefined;
+  #bridgeAbort = new AbortController();
+  readonly #o: StackOptions;
+
+  private constructor(o: StackOptions) {
+    this.#o = o;
+  }
+
+  /** Creates table and queues, registers the cluster, starts everything. */
+  static async start(o: StackOptions): Promise<ServerlessStack> {
+    const stack = new ServerlessStack(o);
+    await stack.#setUp();
+    return stack;
+  }
+
+  async #setUp(): Promise<void> {
+    const endpoints = {
+      dynamodb: inject('dynamodbEndpoint'),
+      sqs: inject('sqsEndpoint'),
+    };
+    this.table = await createTestTable(endpoints.dynamodb);
+    this.queues = await createSqsQueues({
+      endpoint: endpoints.sqs,
+      visibilityTimeoutSeconds: VISIBILITY_SECONDS,
+    });
+    this.config = {
+      tableName: this.table.tableName,
+      workQueueUrl: this.queues.work.url,
+      delayQueueUrl: this.queues.delay.url,
+      logLevel: 'WARN',
+      bridgeWatchSeconds: this.#o.bridgeWatchSeconds ?? 20,
+      bridgeEconomySeconds: 10,
+      bridgeResyncSeconds: 3_600,
+    };
+    this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
+      endpoints,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    await new DynamoClusterRegistry({
+      client: this.table.client,
+      tableName: this.table.tableName,
+      clock: systemClock,
+    }).put({
+      id: this.cluster,
+      endpoint: '',
+      caData: '',
+      auth: { type: 'kubeconfig', path: this.#o.kubeconfigPath },
+      ownership: 'apps/v1',
+      bridgeMode: this.#o.bridgeMode ?? 'watch',
+    });
+    const logger = new PowertoolsLogger({ logLevel: 'SILENT' });
+    const metrics = new Metrics({ namespace: 'Test', serviceName: 'it' });
+    this.reconcilePoller = await EsmPoller.start({
+      client: this.queues.client,
+      queueUrl: this.queues.work.url,
+      handler: createReconcileHandler({
+        reconciler: this.wiring.reconciler,
+        logger,
+        metrics,
+      }),
+      concurrency: 2,
+      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
+      functionName: 'reconcile',
+    });
+    this.requeuePoller = await EsmPoller.start({
+      client: this.queues.client,
+      queueUrl: this.queues.delay.url,
+      handler: createRequeueHandler({ timers: this.wiring.timers, logger }),
+      functionTimeoutMs: FUNCTION_TIMEOUT_MS,
+      functionName: 'requeue',
+    });
+    this.startBridge();
+  }
+
+  /** Invokes the watch-bridge handler back to back until stopped. */
+  startBridge(): void {
+    this.#bridgeAbort = new AbortController();
+    const signal = this.#bridgeAbort.signal;
+    const handler = createWatchBridgeHandler({
+      bridge: this.wiring.bridge,
+      config: this.config,
+      logger: new PowertoolsLogger({ logLevel: 'SILENT' }),
+      leaseTtlMs: this.#o.leaseTtlMs ?? 4_000,
+      signal,
+    });
+    this.#bridgeLoop = (async () => {
+      while (!signal.aborted) {
+        const runs = await handler(
+          {},
+          lambdaContext({ functionName: 'watch-bridge', timeoutMs: 60_000 })
+        );
+        this.bridgeRuns.push(runs);
+        // The schedule's next tick; a run that found the lease held retries.
+        await sleep(200, signal);
+      }
+    })();
+  }
+
+  /** Stops the bridge cleanly (checkpoint and release). */
+  async stopBridge(): Promise<void> {
+    this.#bridgeAbort.abort();
+    await this.#bridgeLoop;
+  }
+
+  /** The HTTP client the registered cluster is reached with. */
+  async clusterHttp(): Promise<KubeHttp> {
+    const session = await this.wiring.sessions.get(this.cluster);
+    if (session === undefined) throw new Error('cluster not registered');
+    return session.http;
+  }
+
+  /** Stops pollers and bridge and deletes queues and table. */
+  async stop(): Promise<void> {
+    await this.stopBridge();
+    await this.reconcilePoller.stop();
+    await this.requeuePoller.stop();
+    await this.wiring.sessions.close();
+    await this.queues.destroy();
+    this.table.client.destroy();
+  }
+}
+
+/** Waits until `check` returns true, polling every `everyMs`. */
+export const eventually = async (
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs = 30_000,
+  everyMs = 200
+): Promise<number> => {
+  const started = systemClock.now();
+  for (;;) {
+    if (await check()) return systemClock.now() - started;
+    if (systemClock.now() - started > timeoutMs) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await sleep(everyMs);
+  }
+};
