@@ -259,4 +259,29 @@ export interface MetricsSink {
   recordSync(m: SyncMeasurement): void;
   /** Counts messages dropped as poison (malformed key, unknown cluster). */
   recordPoison(reason: string): void;
+  /** Reports a cluster whose breaker is open (failures so far). */
+  recordClusterUnhealthy(cluster: string, failures: number): void;
+}
+
+/** A cluster's health as the reconcilers see it (a circuit breaker). */
+export interface ClusterHealth {
+  /** Consecutive syncs that failed at the cluster level. */
+  failures: number;
+  /** Until then, syncs of the cluster's keys are requeued without a call. */
+  openUntilMs: number;
+  /** The last cluster-level error, for `check` and logs (no credentials). */
+  lastError: string;
+}
+
+/** Per-cluster health shared by every reconciler. */
+export interface ClusterHealthStore {
+  get(cluster: string): Promise<ClusterHealth | undefined>;
+  /** Counts a failure and opens the breaker for `retryAfterMs(failures)`. */
+  recordFailure(
+    cluster: string,
+    error: string,
+    retryAfterMs: (failures: number) => number
+  ): Promise<ClusterHealth>;
+  /** Closes the breaker after a success. */
+  reset(cluster: string): Promise<void>;
 }

@@ -17,6 +17,7 @@ import { Reconciler } from '../runtime/reconciler.js';
 import { SecretCredentials } from './aws/secret-credentials.js';
 import { ClusterConnector } from './cluster-connector.js';
 import { DynamoBridgeLeaseStore } from './dynamodb/dynamo-bridge-lease-store.js';
+import { DynamoClusterHealthStore } from './dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from './dynamodb/dynamo-cluster-registry.js';
 import { DynamoExpectationsStore } from './dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from './dynamodb/dynamo-failed-pod-backoff-store.js';
@@ -77,11 +78,12 @@ export const createAwsWiring = (
     clock,
   });
   const registry = new DynamoClusterRegistry(table);
+  const secrets = new SecretCredentials({
+    client: new SecretsManagerClient(common),
+  });
   const connector = new ClusterConnector({
     sts: new STSClient(common),
-    secrets: new SecretCredentials({
-      client: new SecretsManagerClient(common),
-    }),
+    secrets,
     clock,
   });
   const connect = (record: Parameters<ClusterConnector['connect']>[0]) =>
@@ -89,6 +91,10 @@ export const createAwsWiring = (
   const sessions = new ClusterSessions({
     registry,
     connect,
+    forgetCredential: (record) => {
+      if (record.auth.type === 'secret')
+        secrets.invalidate(record.auth.secretArn);
+    },
     expectations,
     failedPodBackoff: new DynamoFailedPodBackoffStore(table),
     clock,
@@ -98,6 +104,7 @@ export const createAwsWiring = (
     sessions,
     reconciler: new Reconciler({
       sessions,
+      health: new DynamoClusterHealthStore(table),
       ledger: queueStore,
       queue,
       clock,

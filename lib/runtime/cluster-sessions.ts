@@ -61,6 +61,8 @@ export interface ClusterSessionsOptions {
   failedPodBackoff: FailedPodBackoffStore;
   clock: Clock;
   logger: Logger;
+  /** Drops a cached credential of the record (e.g. a Secrets Manager read). */
+  forgetCredential?: (record: ClusterRecord) => void;
 }
 
 /** Sessions by cluster id, opened on first use. */
@@ -92,6 +94,20 @@ export class ClusterSessions {
     }
     const http = await this.#o.connect(record);
     return { record, http, deps: kubePorts(http, this.#o, this.#o.logger) };
+  }
+
+  /**
+   * Forgets the cluster's session (after its credentials were rejected), so
+   * the next sync reconnects and re-reads the credential.
+   */
+  async invalidate(clusterId: string): Promise<void> {
+    const session = this.#open.get(clusterId);
+    this.#open.delete(clusterId);
+    const open = await session?.catch(() => undefined);
+    if (open !== undefined) {
+      this.#o.forgetCredential?.(open.record);
+      open.http.close();
+    }
   }
 
   /** Closes every open connection. */

@@ -8,6 +8,7 @@
 import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '../adapters/memory/memory-backoff-store.js';
 import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-store.js';
+import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
 import { MemoryExpectationsStore } from '../adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '../adapters/memory/memory-node-index-store.js';
 import {
@@ -37,6 +38,11 @@ export class LocalMetrics implements MetricsSink {
   creates = 0;
   deletes = 0;
   poison = 0;
+  /** Failures reported per unhealthy cluster. */
+  readonly unhealthy = new Map<string, number>();
+  recordClusterUnhealthy(cluster: string, failures: number): void {
+    this.unhealthy.set(cluster, failures);
+  }
   recordSync(m: SyncMeasurement): void {
     this.syncs++;
     if (m.outcome !== 'synced') this.syncErrors++;
@@ -82,6 +88,7 @@ export class LocalRuntime {
     });
     this.#reconciler = new Reconciler({
       sessions: this.#sessions,
+      health: new MemoryClusterHealthStore({ clock: systemClock }),
       ...memoryQueuePorts(this.queue),
       clock: systemClock,
       logger: opts.logger,

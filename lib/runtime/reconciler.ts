@@ -14,11 +14,18 @@
  * no expectations either).
  */
 import { randomUUID } from 'node:crypto';
-import { PoisonMessageError, TerminalError, toError } from '../errors.js';
+import {
+  ApiErrorReason,
+  PoisonMessageError,
+  TerminalError,
+  toError,
+} from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
 import type {
   Clock,
+  ClusterHealth,
+  ClusterHealthStore,
   Logger,
   MetricsSink,
   Patch,
@@ -28,8 +35,9 @@ import type {
 } from '../ports.js';
 import type { DaemonSet, Pod } from '../reconcile/types.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
+import { clusterLevelError, clusterRetryAfterMs } from './cluster-health.js';
 import type { ClusterSessions } from './cluster-sessions.js';
-import { processKey } from './process-key.js';
+import { type ProcessOutcome, processKey } from './process-key.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
@@ -45,7 +53,8 @@ export interface QueuedKey {
 
 /** What the Reconciler needs. */
 export interface ReconcilerOptions {
-  sessions: Pick<ClusterSessions, 'get'>;
+  sessions: Pick<ClusterSessions, 'get' | 'invalidate'>;
+  health: ClusterHealthStore;
   ledger: WorkQueueLedger;
   queue: WorkQueue;
   clock: Clock;
@@ -112,6 +121,20 @@ export class Reconciler {
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
     const { clock, ledger, queue, metrics } = this.#o;
+    const cluster = session.record.id;
+    const health = await this.#o.health.get(cluster);
+    if (health !== undefined && health.openUntilMs > clock.now()) {
+      // Cleared first, or the timer's add would coalesce into nothing.
+      await ledger.beginSync(key);
+      await queue.addAfter(key, health.openUntilMs - clock.now());
+      logger.warn('cluster backed off; key requeued without a call', {
+        cluster,
+        failures: health.failures,
+        retryAfterMs: health.openUntilMs - clock.now(),
+        lastError: health.lastError,
+      });
+      return;
+    }
     if (records.some((r) => r.receiveCount > 1)) {
       logger.warn(
         'redelivered: the previous attempt died; dropping its expectations'
@@ -128,6 +151,7 @@ export class Reconciler {
       logger,
       sync: (k) => syncDaemonSet(k, deps),
     });
+    await this.#settleHealth(cluster, health, result, logger);
     const durationMs = clock.now() - started;
     metrics.recordSync({
       cluster: session.record.id,
@@ -148,6 +172,42 @@ export class Reconciler {
       ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
         ? { requeueAfterMs: result.requeueAfterMs }
         : {}),
+    });
+  }
+
+  /** Opens the cluster's breaker on a cluster-level failure, or closes it. */
+  async #settleHealth(
+    cluster: string,
+    before: ClusterHealth | undefined,
+    result: ProcessOutcome,
+    logger: Logger
+  ): Promise<void> {
+    const failure =
+      result.outcome === 'retrying'
+        ? clusterLevelError(result.error)
+        : undefined;
+    if (failure === undefined) {
+      if (result.outcome === 'synced' && before !== undefined) {
+        await this.#o.health.reset(cluster);
+        logger.info('cluster healthy again', { cluster });
+      }
+      return;
+    }
+    if (failure.reason === ApiErrorReason.Unauthorized) {
+      // Rotated credentials: reconnect (and re-read the secret) next time.
+      await this.#o.sessions.invalidate(cluster);
+    }
+    const health = await this.#o.health.recordFailure(
+      cluster,
+      failure.message,
+      clusterRetryAfterMs
+    );
+    this.#o.metrics.recordClusterUnhealthy(cluster, health.failures);
+    logger.warn('cluster unhealthy; backing it off', {
+      cluster,
+      reason: failure.reason,
+      failures: health.failures,
+      retryAfterMs: health.openUntilMs - this.#o.clock.now(),
     });
   }
 

@@ -39,6 +39,13 @@ export class PowertoolsMetricsSink implements MetricsSink {
     metrics.publishStoredMetrics();
   }
 
+  recordClusterUnhealthy(cluster: string, failures: number): void {
+    const metrics = this.#metrics(cluster);
+    metrics.addMetric('ClusterUnhealthy', MetricUnit.Count, 1);
+    metrics.addMetric('ClusterFailures', MetricUnit.Count, failures);
+    metrics.publishStoredMetrics();
+  }
+
   recordPoison(reason: string): void {
     const metrics = this.#metrics('none');
     metrics.addDimension('reason', reason);

@@ -89,6 +89,10 @@ export class FakeCluster
   statusFailures = 0;
   freshGets = 0;
   freshGetError?: Error;
+  /** Error thrown by every node list (an unreachable or failing server). */
+  listNodesError?: Error;
+  /** DaemonSet gets and node lists served. */
+  reads = 0;
 
   constructor(
     private readonly clock: FakeClock,
@@ -109,6 +113,7 @@ export class FakeCluster
 
   // ClusterReader
   async getDaemonSet(namespace: string, name: string) {
+    this.reads++;
     return structuredClone(
       this.daemonSets.find(
         (d) => d.metadata?.namespace === namespace && d.metadata?.name === name
@@ -122,6 +127,8 @@ export class FakeCluster
     return this.freshDaemonSet ? this.freshDaemonSet(ds) : ds;
   }
   async listNodes() {
+    this.reads++;
+    if (this.listNodesError) throw this.listNodesError;
     return structuredClone(this.nodes);
   }
   async listPods(namespace: string) {

@@ -4,11 +4,17 @@
  * poison messages, redelivery after a crash.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import {
   MemoryWorkQueue,
   memoryQueuePorts,
 } from '#lib/adapters/memory/memory-work-queue.js';
-import { SyncError, TerminalError } from '#lib/errors.js';
+import {
+  ApiErrorReason,
+  KubeApiError,
+  SyncError,
+  TerminalError,
+} from '#lib/errors.js';
 import type { ClusterSession } from '#lib/runtime/cluster-sessions.js';
 import { LocalMetrics } from '#lib/runtime/local-runtime.js';
 import { processKey } from '#lib/runtime/process-key.js';
@@ -103,12 +109,16 @@ describe('Reconciler', () => {
   let metrics: LocalMetrics;
   let reconciler: Reconciler;
   let opened: string[];
+  let invalidated: string[];
+  let health: MemoryClusterHealthStore;
 
   beforeEach(() => {
     h = newHarness();
     queue = new MemoryWorkQueue({ now: () => h.clock.now() });
     metrics = new LocalMetrics();
     opened = [];
+    invalidated = [];
+    health = new MemoryClusterHealthStore({ clock: h.clock });
     const session: ClusterSession = {
       record: {
         id: CLUSTER,
@@ -127,7 +137,11 @@ describe('Reconciler', () => {
           opened.push(id);
           return id === CLUSTER ? session : undefined;
         },
+        invalidate: async (id) => {
+          invalidated.push(id);
+        },
       },
+      health,
       ...memoryQueuePorts(queue),
       clock: h.clock,
       logger: h.logger,
@@ -217,7 +231,9 @@ describe('Reconciler', () => {
           http: undefined as never,
           deps: h.deps,
         }),
+        invalidate: async () => undefined,
       },
+      health: new MemoryClusterHealthStore({ clock: h.clock }),
       queue: memoryQueuePorts(queue).queue,
       ledger: {
         beginSync: async () => {
@@ -235,5 +251,53 @@ describe('Reconciler', () => {
     const settled = await Promise.allSettled([broken.forBatch([r])(r)]);
     // Assess
     expect(settled[0]?.status).toBe('rejected');
+  });
+  it('backs a cluster off after a cluster-level failure and requeues its keys without a call', async () => {
+    // Prepare: the API server is unreachable.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.listNodesError = new KubeApiError(
+      'list nodes: connect ECONNREFUSED',
+      {
+        reason: ApiErrorReason.Unreachable,
+        statusCode: 0,
+      }
+    );
+    await runBatch([record(keyOf(ds))]);
+    const reads = h.cluster.reads;
+    // Act: the next message arrives while the breaker is open.
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect((await health.get(CLUSTER))?.failures).toBe(1);
+    expect(metrics.unhealthy.get(CLUSTER)).toBe(1);
+    expect(h.cluster.reads).toBe(reads);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster backed off; key requeued without a call'
+    );
+  });
+
+  it('closes the breaker after the next successful sync', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await health.recordFailure(CLUSTER, 'boom', () => 1_000);
+    h.clock.step(1_001);
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(await health.get(CLUSTER)).toBeUndefined();
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('reconnects after the cluster rejects the credentials', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.listNodesError = new KubeApiError('list nodes: Unauthorized', {
+      reason: ApiErrorReason.Unauthorized,
+      statusCode: 401,
+    });
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(invalidated).toEqual([CLUSTER]);
+    expect((await health.get(CLUSTER))?.lastError).toContain('Unauthorized');
   });
 });

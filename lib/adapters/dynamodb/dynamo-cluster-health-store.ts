@@ -1,0 +1,123 @@
+/**
+ * ClusterHealthStore on the state table (`health#<cluster>` items), shared by
+ * every reconciler of the cluster. A failure is one atomic counter update
+ * returning the count, then a write that only ever moves `openUntilMs`
+ * later; a stale item (TTL lagging) reads as healthy.
+ */
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { Clock, ClusterHealth, ClusterHealthStore } from '../../ports.js';
+import {
+  buildExpression,
+  callDynamo,
+  conditionalWrite,
+  type DynamoStoreOptions,
+  isExpiredItem,
+  num,
+  readNumber,
+  readString,
+  str,
+} from './dynamo-call.js';
+import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
+
+const PREFIX = 'health#';
+/** A health record outlives its last failure by a day. */
+const HEALTH_TTL_MS = 24 * 60 * 60_000;
+/** Error texts are cut to this length (they go to logs and `check`). */
+const MAX_ERROR_LENGTH = 500;
+
+/** Cluster health in DynamoDB. */
+export class DynamoClusterHealthStore implements ClusterHealthStore {
+  readonly #o: DynamoStoreOptions;
+
+  constructor(options: DynamoStoreOptions) {
+    this.#o = options;
+  }
+
+  #key(cluster: string) {
+    return { [PARTITION_KEY]: str(`${PREFIX}${cluster}`) };
+  }
+
+  async get(cluster: string): Promise<ClusterHealth | undefined> {
+    const { Item: item } = await callDynamo(`get health ${cluster}`, () =>
+      this.#o.client.send(
+        new GetItemCommand({
+          TableName: this.#o.tableName,
+          Key: this.#key(cluster),
+          ConsistentRead: true,
+        })
+      )
+    );
+    if (item === undefined || isExpiredItem(item, this.#clock.now())) {
+      return undefined;
+    }
+    return {
+      failures: readNumber(item, 'failures') ?? 0,
+      openUntilMs: readNumber(item, 'openUntilMs') ?? 0,
+      lastError: readString(item, 'lastError') ?? '',
+    };
+  }
+
+  get #clock(): Clock {
+    return this.#o.clock;
+  }
+
+  async recordFailure(
+    cluster: string,
+    error: string,
+    retryAfterMs: (failures: number) => number
+  ): Promise<ClusterHealth> {
+    const now = this.#clock.now();
+    const lastError = error.slice(0, MAX_ERROR_LENGTH);
+    const counted = await callDynamo(`count failure ${cluster}`, () =>
+      this.#o.client.send(
+        new UpdateItemCommand({
+          TableName: this.#o.tableName,
+          Key: this.#key(cluster),
+          ...buildExpression({
+            update:
+              'ADD #failures :one SET #lastError = :error, #expiresAt = :expiresAt',
+            values: {
+              ':one': num(1),
+              ':error': str(lastError),
+              ':expiresAt': num(toEpochSeconds(now + HEALTH_TTL_MS)),
+            },
+          }),
+          ReturnValues: 'ALL_NEW',
+        })
+      )
+    );
+    const failures = readNumber(counted.Attributes, 'failures') ?? 1;
+    const openUntilMs = now + retryAfterMs(failures);
+    // Concurrent failures race here; the latest opening wins.
+    await conditionalWrite(`open breaker ${cluster}`, () =>
+      this.#o.client.send(
+        new UpdateItemCommand({
+          TableName: this.#o.tableName,
+          Key: this.#key(cluster),
+          ...buildExpression({
+            update: 'SET #openUntilMs = :until',
+            condition:
+              'attribute_not_exists(#openUntilMs) OR #openUntilMs < :until',
+            values: { ':until': num(openUntilMs) },
+          }),
+        })
+      )
+    );
+    return { failures, openUntilMs, lastError };
+  }
+
+  async reset(cluster: string): Promise<void> {
+    await callDynamo(`reset health ${cluster}`, () =>
+      this.#o.client.send(
+        new DeleteItemCommand({
+          TableName: this.#o.tableName,
+          Key: this.#key(cluster),
+        })
+      )
+    );
+  }
+}

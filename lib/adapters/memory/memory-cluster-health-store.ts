@@ -1,0 +1,35 @@
+/** In-process ClusterHealthStore for the local run and tests. */
+import type { Clock, ClusterHealth, ClusterHealthStore } from '../../ports.js';
+
+/** Cluster health kept in a Map. */
+export class MemoryClusterHealthStore implements ClusterHealthStore {
+  readonly #byCluster = new Map<string, ClusterHealth>();
+  readonly #clock: Clock;
+
+  constructor({ clock }: { clock: Clock }) {
+    this.#clock = clock;
+  }
+
+  async get(cluster: string): Promise<ClusterHealth | undefined> {
+    return this.#byCluster.get(cluster);
+  }
+
+  async recordFailure(
+    cluster: string,
+    error: string,
+    retryAfterMs: (failures: number) => number
+  ): Promise<ClusterHealth> {
+    const failures = (this.#byCluster.get(cluster)?.failures ?? 0) + 1;
+    const health = {
+      failures,
+      openUntilMs: this.#clock.now() + retryAfterMs(failures),
+      lastError: error,
+    };
+    this.#byCluster.set(cluster, health);
+    return health;
+  }
+
+  async reset(cluster: string): Promise<void> {
+    this.#byCluster.delete(cluster);
+  }
+}
