@@ -23,6 +23,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // EMF lines would flood the output; the sink is asserted directly.
+          env: { POWERTOOLS_METRICS_DISABLED: 'true' },
           globalSetup: ['test/integration/global-setup.ts'],
           // One shared control plane: files run one at a time.
           fileParallelism: false,
