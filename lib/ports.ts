@@ -261,6 +261,8 @@ export interface MetricsSink {
   recordPoison(reason: string): void;
   /** Reports a cluster whose breaker is open (failures so far). */
   recordClusterUnhealthy(cluster: string, failures: number): void;
+  /** Reports a cluster fenced because another controller is active. */
+  recordControllerConflict(cluster: string): void;
 }
 
 /** A cluster's health as the reconcilers see it (a circuit breaker). */
@@ -284,4 +286,26 @@ export interface ClusterHealthStore {
   ): Promise<ClusterHealth>;
   /** Closes the breaker after a success. */
   reset(cluster: string): Promise<void>;
+}
+
+/** Why the reconciler stopped acting on a cluster. */
+export interface OwnershipFence {
+  fencedAtMs: number;
+  reason: string;
+}
+
+/**
+ * Fight detection's memory per cluster: observations of another controller's
+ * writes within a window, and the fence that stops the reconciler acting on
+ * the cluster until an operator clears it.
+ */
+export interface OwnershipStore {
+  getFence(cluster: string): Promise<OwnershipFence | undefined>;
+  /**
+   * Counts an observation in the current window unless `detail` equals the
+   * last one counted (the same writes seen again); returns the count.
+   */
+  recordForeignWrites(cluster: string, detail: string): Promise<number>;
+  fence(cluster: string, reason: string): Promise<void>;
+  clearFence(cluster: string): Promise<void>;
 }

@@ -22,6 +22,7 @@ import { DynamoClusterRegistry } from './dynamodb/dynamo-cluster-registry.js';
 import { DynamoExpectationsStore } from './dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from './dynamodb/dynamo-failed-pod-backoff-store.js';
 import { DynamoNodeIndexStore } from './dynamodb/dynamo-node-index-store.js';
+import { DynamoOwnershipStore } from './dynamodb/dynamo-ownership-store.js';
 import { DynamoWorkQueueStore } from './dynamodb/dynamo-work-queue-store.js';
 import { systemClock } from './memory/system-clock.js';
 import { SqsDelayQueue } from './sqs/sqs-delay-queue.js';
@@ -105,6 +106,7 @@ export const createAwsWiring = (
     reconciler: new Reconciler({
       sessions,
       health: new DynamoClusterHealthStore(table),
+      ownership: new DynamoOwnershipStore(table),
       ledger: queueStore,
       queue,
       clock,

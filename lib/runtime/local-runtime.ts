@@ -11,6 +11,7 @@ import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-s
 import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
 import { MemoryExpectationsStore } from '../adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '../adapters/memory/memory-node-index-store.js';
+import { MemoryOwnershipStore } from '../adapters/memory/memory-ownership-store.js';
 import {
   MemoryWorkQueue,
   memoryQueuePorts,
@@ -40,6 +41,11 @@ export class LocalMetrics implements MetricsSink {
   poison = 0;
   /** Failures reported per unhealthy cluster. */
   readonly unhealthy = new Map<string, number>();
+  /** Clusters fenced because another controller is active. */
+  readonly conflicts = new Set<string>();
+  recordControllerConflict(cluster: string): void {
+    this.conflicts.add(cluster);
+  }
   recordClusterUnhealthy(cluster: string, failures: number): void {
     this.unhealthy.set(cluster, failures);
   }
@@ -89,6 +95,7 @@ export class LocalRuntime {
     this.#reconciler = new Reconciler({
       sessions: this.#sessions,
       health: new MemoryClusterHealthStore({ clock: systemClock }),
+      ownership: new MemoryOwnershipStore({ clock: systemClock }),
       ...memoryQueuePorts(this.queue),
       clock: systemClock,
       logger: opts.logger,

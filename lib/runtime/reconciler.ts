@@ -28,6 +28,7 @@ import type {
   ClusterHealthStore,
   Logger,
   MetricsSink,
+  OwnershipStore,
   Patch,
   PodControl,
   WorkQueue,
@@ -37,6 +38,7 @@ import type { DaemonSet, Pod } from '../reconcile/types.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
 import { clusterLevelError, clusterRetryAfterMs } from './cluster-health.js';
 import type { ClusterSessions } from './cluster-sessions.js';
+import { FightGuard } from './fight-guard.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
 
@@ -55,6 +57,7 @@ export interface QueuedKey {
 export interface ReconcilerOptions {
   sessions: Pick<ClusterSessions, 'get' | 'invalidate'>;
   health: ClusterHealthStore;
+  ownership: OwnershipStore;
   ledger: WorkQueueLedger;
   queue: WorkQueue;
   clock: Clock;
@@ -84,8 +87,14 @@ class CountingPodControl implements PodControl {
 export class Reconciler {
   readonly #o: ReconcilerOptions;
 
+  readonly #fights: FightGuard;
+
   constructor(options: ReconcilerOptions) {
     this.#o = options;
+    this.#fights = new FightGuard({
+      store: options.ownership,
+      metrics: options.metrics,
+    });
   }
 
   /**
@@ -122,6 +131,17 @@ export class Reconciler {
     if (session === undefined) return;
     const { clock, ledger, queue, metrics } = this.#o;
     const cluster = session.record.id;
+    const fence = await this.#fights.fenced(cluster);
+    if (fence !== undefined) {
+      logger.error(
+        'cluster fenced: not acting (another controller is active)',
+        {
+          cluster,
+          reason: fence.reason,
+        }
+      );
+      return;
+    }
     const health = await this.#o.health.get(cluster);
     if (health !== undefined && health.openUntilMs > clock.now()) {
       // Cleared first, or the timer's add would coalesce into nothing.
@@ -152,6 +172,13 @@ export class Reconciler {
       sync: (k) => syncDaemonSet(k, deps),
     });
     await this.#settleHealth(cluster, health, result, logger);
+    await this.#fights.inspect(
+      cluster,
+      reader.lastDaemonSet,
+      reader.lastPods,
+      session.deps.events,
+      logger
+    );
     const durationMs = clock.now() - started;
     metrics.recordSync({
       cluster: session.record.id,

@@ -25,6 +25,12 @@ export interface RequestOptions {
   contentType?: ContentType;
 }
 
+/**
+ * Our User-Agent; the API server records it as the manager of every field we
+ * write (managedFields), which is how fight detection tells our writes apart.
+ */
+export const USER_AGENT = 'serverless-daemonset-reconciler';
+
 /** One event of a watch stream. */
 export interface WatchEvent<T> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -121,7 +127,7 @@ export class KubeHttp {
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
       Accept: 'application/json',
-      'User-Agent': 'serverless-daemonset-reconciler',
+      'User-Agent': USER_AGENT,
     };
     if (options.body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';

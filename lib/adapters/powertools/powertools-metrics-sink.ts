@@ -46,6 +46,12 @@ export class PowertoolsMetricsSink implements MetricsSink {
     metrics.publishStoredMetrics();
   }
 
+  recordControllerConflict(cluster: string): void {
+    const metrics = this.#metrics(cluster);
+    metrics.addMetric('ControllerConflicts', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+  }
+
   recordPoison(reason: string): void {
     const metrics = this.#metrics('none');
     metrics.addDimension('reason', reason);

@@ -72,3 +72,61 @@ export const setAgentImage = (admin: KubeHttp, ns: string, image: string) =>
       contentType: 'application/strategic-merge-patch+json',
     }
   );
+
+/**
+ * Returns whether a pod serves its node: Running, Ready and not being
+ * deleted (upstream `IsPodAvailable` with minReadySeconds 0, stricter about
+ * deletion because a terminating pod is about to stop serving).
+ */
+export const isPodAvailable = (pod: Pod): boolean =>
+  !pod.metadata?.deletionTimestamp &&
+  pod.status?.phase === 'Running' &&
+  (pod.status.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True'
+  );
+
+/** Returns the UID of every live pod of `ns`, by node. */
+export const podUidsByNode = async (
+  admin: KubeHttp,
+  ns: string
+): Promise<Record<string, string[]>> => {
+  const byNode = await livePodsByNode(admin, ns);
+  return Object.fromEntries(
+    [...byNode].map(([node, pods]) => [
+      node,
+      pods.map((p) => p.metadata?.uid ?? '').sort(),
+    ])
+  );
+};
+
+/**
+ * Sets a pod's phase to Failed through the status subresource, as a kubelet
+ * does when the pod's containers have failed for good.
+ */
+export const failPod = (admin: KubeHttp, ns: string, name: string) =>
+  admin.request(
+    `fail pod ${name}`,
+    'PATCH',
+    `/api/v1/namespaces/${ns}/pods/${name}/status`,
+    {
+      body: JSON.stringify({
+        status: { phase: 'Failed', message: 'e2e: container exited 1' },
+      }),
+      contentType: 'application/merge-patch+json',
+    }
+  );
+
+/** Deletes a pod, as a user does. */
+export const deletePod = (admin: KubeHttp, ns: string, name: string) =>
+  admin.request(
+    `delete pod ${name}`,
+    'DELETE',
+    `/api/v1/namespaces/${ns}/pods/${name}`
+  );
+
+/** Merge-patches a node (labels under `metadata`, taints under `spec`). */
+export const patchNode = (admin: KubeHttp, name: string, patch: object) =>
+  admin.request(`patch node ${name}`, 'PATCH', `/api/v1/nodes/${name}`, {
+    body: JSON.stringify(patch),
+    contentType: 'application/merge-patch+json',
+  });

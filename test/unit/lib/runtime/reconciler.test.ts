@@ -5,6 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
+import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import {
   MemoryWorkQueue,
   memoryQueuePorts,
@@ -142,6 +143,7 @@ describe('Reconciler', () => {
         },
       },
       health,
+      ownership: new MemoryOwnershipStore({ clock: h.clock }),
       ...memoryQueuePorts(queue),
       clock: h.clock,
       logger: h.logger,
@@ -234,6 +236,7 @@ describe('Reconciler', () => {
         invalidate: async () => undefined,
       },
       health: new MemoryClusterHealthStore({ clock: h.clock }),
+      ownership: new MemoryOwnershipStore({ clock: h.clock }),
       queue: memoryQueuePorts(queue).queue,
       ledger: {
         beginSync: async () => {

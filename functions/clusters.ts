@@ -1,0 +1,55 @@
+/**
+ * `npm run clusters -- <list|add|check|remove> [options]`: registers the
+ * clusters the reconciler manages (lib/cli/run-clusters-cli.ts). This entry
+ * only builds the AWS clients for the chosen table and region, on the same
+ * adapters the deployed functions use, and prints the result.
+ *
+ *   npm run clusters -- list --table dsr-prod-state
+ *   npm run clusters -- check --id prod-eu --table dsr-prod-state
+ */
+import { readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { STSClient } from '@aws-sdk/client-sts';
+import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
+import { ClusterConnector } from '../lib/adapters/cluster-connector.js';
+import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { systemClock } from '../lib/adapters/memory/system-clock.js';
+import type { TableTarget } from '../lib/cli/parse-clusters-args.js';
+import {
+  type ClustersCliDeps,
+  runClustersCli,
+} from '../lib/cli/run-clusters-cli.js';
+
+const depsFor = ({
+  tableName,
+  region,
+  endpoint,
+}: TableTarget): ClustersCliDeps => {
+  const common = region ? { region } : {};
+  const connector = new ClusterConnector({
+    sts: new STSClient(common),
+    secrets: new SecretCredentials({
+      client: new SecretsManagerClient(common),
+    }),
+    clock: systemClock,
+  });
+  return {
+    registry: new DynamoClusterRegistry({
+      client: new DynamoDBClient({ ...common, ...(endpoint && { endpoint }) }),
+      tableName,
+      clock: systemClock,
+      // Every command reads the table as it is now.
+      cacheTtlMs: 0,
+    }),
+    connect: (record) => connector.connect(record),
+    readTextFile: (file) => readFileSync(file, 'utf8'),
+  };
+};
+
+const out = await runClustersCli(process.argv.slice(2), process.env, depsFor);
+process.stdout.write(out.stdout);
+process.stderr.write(out.stderr);
+// Exit at once: keep-alive sockets of the SDK and of a timed-out check must
+// not hold the process open (writes to pipes and files are synchronous).
+process.exit(out.exitCode);

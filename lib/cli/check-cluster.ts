@@ -1,0 +1,292 @@
+/**
+ * `clusters check`: whether the reconciler can work with a registered
+ * cluster, step by step — the API server answers GET /version (else: which
+ * of DNS, TCP, TLS failed), the credentials are accepted (401 ⇒ rejected;
+ * SelfSubjectReview names the identity the server sees), and every
+ * permission of infra/kubernetes/rbac.yaml is granted (one
+ * SelfSubjectAccessReview each).
+ */
+import { kubeConfigFromFile } from '../adapters/kube/kube-config-for-cluster.js';
+import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import { ApiErrorReason, KubeApiError } from '../errors.js';
+import type { ClusterRecord } from '../ports.js';
+import { describeNetworkFailure } from './describe-network-failure.js';
+import {
+  type AccessCheck,
+  accessChecksFromRules,
+  formatAccessCheck,
+  RECONCILER_RULES,
+} from './reconciler-access-checks.js';
+
+/** The part of KubeHttp a check uses. */
+export type CheckHttp = Pick<KubeHttp, 'request' | 'close'>;
+
+/** What a check needs: how to open a cluster, and how long to wait. */
+export interface CheckDeps {
+  /** Opens the cluster as the deployed functions do (ClusterConnector). */
+  connect(record: ClusterRecord): Promise<CheckHttp>;
+  /** How long GET /version may take before the server counts as unreachable. */
+  timeoutMs: number;
+}
+
+/** One permission and whether the cluster grants it. */
+export interface AccessResult extends AccessCheck {
+  allowed: boolean;
+}
+
+/** The outcome of checking one cluster; `ok` only if everything holds. */
+export interface ClusterCheck {
+  id: string;
+  /** The API server URL (for kubeconfig auth, the file's), or ''. */
+  server: string;
+  ok: boolean;
+  reachable: boolean;
+  /** `gitVersion` of GET /version, e.g. `v1.36.3`. */
+  version?: string;
+  /** Whether the server accepted the credentials. */
+  authenticated?: boolean;
+  /** The user name the server sees (SelfSubjectReview), when it says. */
+  user?: string;
+  /** Every permission reviewed, in the order of rbac.yaml. */
+  access: AccessResult[];
+  /** The permissions denied, as `verb resource` (`create pods`). */
+  missing: string[];
+  /** Everything else that does not hold, one line each. */
+  problems: string[];
+  /** What the check cannot prove for the deployed functions. */
+  notes: string[];
+}
+
+interface VersionInfo {
+  gitVersion?: string;
+}
+
+interface SelfSubjectReview {
+  status?: { userInfo?: { username?: string } };
+}
+
+interface AccessReview {
+  status?: { allowed?: boolean };
+}
+
+/** A request outlived the check's timeout. */
+class CheckTimeout extends Error {}
+
+/** Returns `work`, or rejects with CheckTimeout after `ms` (calling `onTimeout`). */
+const withTimeout = async <T>(
+  work: Promise<T>,
+  ms: number,
+  onTimeout: () => void
+): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new CheckTimeout());
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** Returns an error's message followed by those of its causes. */
+export const describeError = (e: unknown): string => {
+  const parts: string[] = [];
+  let current: unknown = e;
+  for (let depth = 0; current !== undefined && depth < 4; depth++) {
+    const text = current instanceof Error ? current.message : String(current);
+    if (!parts.some((p) => p.includes(text))) parts.push(text);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(': ');
+};
+
+/** Returns the record's API server URL (from the file for kubeconfig auth). */
+export const serverOf = (record: ClusterRecord): string => {
+  if (record.auth.type !== 'kubeconfig') return record.endpoint;
+  try {
+    return kubeConfigFromFile(record.auth).getCurrentCluster()?.server ?? '';
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * Reads the server's version within `timeoutMs`; returns whether the later
+ * steps can run (the server answered and did not reject the credentials).
+ */
+const readVersion = async (
+  http: CheckHttp,
+  check: ClusterCheck,
+  timeoutMs: number
+): Promise<boolean> => {
+  try {
+    const info = await withTimeout(
+      http.request<VersionInfo>('get version', 'GET', '/version'),
+      timeoutMs,
+      () => http.close()
+    );
+    check.reachable = true;
+    check.version = info?.gitVersion;
+    return true;
+  } catch (e) {
+    if (e instanceof CheckTimeout) {
+      check.problems.push(
+        `unreachable: no answer from ${check.server || 'the server'} within ${timeoutMs / 1000} s`
+      );
+      return false;
+    }
+    if (!(e instanceof KubeApiError)) {
+      // Minting or reading the credential failed before any request.
+      check.problems.push(`credentials: ${describeError(e)}`);
+      return false;
+    }
+    if (e.reason === ApiErrorReason.Unreachable) {
+      const failure = describeNetworkFailure(e.cause, check.server);
+      check.problems.push(`unreachable: ${failure.message}`);
+      return false;
+    }
+    check.reachable = true;
+    if (e.reason === ApiErrorReason.Unauthorized) {
+      check.authenticated = false;
+      check.problems.push('authentication: credentials rejected (401)');
+      return false;
+    }
+    // A role may forbid /version (system:public-info-viewer unbound); the
+    // reconciler never reads it, so only other answers are a problem.
+    if (e.reason === ApiErrorReason.Forbidden) return true;
+    check.problems.push(`GET /version: ${e.message}`);
+    return false;
+  }
+};
+
+/** Returns whether the server accepts the credentials, and as whom. */
+const reviewSelf = async (
+  http: CheckHttp,
+  check: ClusterCheck
+): Promise<void> => {
+  try {
+    const review = await http.request<SelfSubjectReview>(
+      'review self',
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      {
+        body: JSON.stringify({
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'SelfSubjectReview',
+        }),
+      }
+    );
+    check.authenticated = true;
+    check.user = review.status?.userInfo?.username;
+    if (check.user === 'system:anonymous') {
+      check.problems.push(
+        'authentication: the server treats the requests as anonymous (no credentials presented)'
+      );
+    }
+  } catch (e) {
+    if (e instanceof KubeApiError && e.reason === ApiErrorReason.Unauthorized) {
+      check.authenticated = false;
+      check.problems.push('authentication: credentials rejected (401)');
+      return;
+    }
+    // Servers before 1.28 lack SelfSubjectReview, and a role may forbid it;
+    // the access reviews below still tell.
+    check.authenticated = true;
+  }
+};
+
+/** Reviews every permission of the reconciler role. */
+const reviewAccess = async (
+  http: CheckHttp,
+  check: ClusterCheck
+): Promise<void> => {
+  const checks = accessChecksFromRules(RECONCILER_RULES);
+  try {
+    check.access = await Promise.all(
+      checks.map(async (c) => {
+        const review = await http.request<AccessReview>(
+          `review access to ${formatAccessCheck(c)}`,
+          'POST',
+          '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+          {
+            body: JSON.stringify({
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: { resourceAttributes: c },
+            }),
+          }
+        );
+        return { ...c, allowed: review.status?.allowed === true };
+      })
+    );
+  } catch (e) {
+    check.problems.push(`RBAC: could not be reviewed: ${describeError(e)}`);
+    return;
+  }
+  check.missing = check.access.filter((a) => !a.allowed).map(formatAccessCheck);
+};
+
+/** Returns what a check from this machine cannot prove for the functions. */
+const notesFor = (record: ClusterRecord): string[] => {
+  if (record.auth.type === 'kubeconfig') {
+    return [
+      'kubeconfig auth is for local runs only: the deployed functions cannot read this file',
+    ];
+  }
+  if (record.auth.type === 'eks' && record.auth.roleArn === undefined) {
+    return [
+      "checked with this machine's AWS identity: the deployed functions sign as their own roles, which need their own EKS access entry",
+    ];
+  }
+  return [];
+};
+
+/**
+ * Returns the outcome of checking `record`: reachability and version (GET
+ * /version within `timeoutMs`), authentication, and every permission of the
+ * reconciler role. Never throws for a failing cluster; never carries a
+ * credential.
+ *
+ * @example
+ * const check = await checkCluster(record, {
+ *   connect: (r) => connector.connect(r), timeoutMs: 5_000,
+ * });
+ * if (!check.ok) console.log(check.problems.join('\n'));
+ */
+export const checkCluster = async (
+  record: ClusterRecord,
+  deps: CheckDeps
+): Promise<ClusterCheck> => {
+  const server = serverOf(record);
+  const check: ClusterCheck = {
+    id: record.id,
+    server,
+    ok: false,
+    reachable: false,
+    access: [],
+    missing: [],
+    problems: [],
+    notes: notesFor(record),
+  };
+  let http: CheckHttp;
+  try {
+    http = await deps.connect(record);
+  } catch (e) {
+    check.problems.push(`cannot connect: ${describeError(e)}`);
+    return check;
+  }
+  try {
+    if (await readVersion(http, check, deps.timeoutMs)) {
+      await reviewSelf(http, check);
+      if (check.authenticated) await reviewAccess(http, check);
+    }
+  } finally {
+    http.close();
+  }
+  check.ok = check.problems.length === 0 && check.missing.length === 0;
+  return check;
+};

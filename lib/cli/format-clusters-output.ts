@@ -1,0 +1,108 @@
+/**
+ * The human-readable output of the cluster registry CLI: the list table and
+ * the lines of a check. Records and checks carry no credential (auth holds
+ * only names, ARNs and paths), so nothing here can print one.
+ */
+import type { ClusterAuth, ClusterRecord } from '../ports.js';
+import type { ClusterCheck } from './check-cluster.js';
+import { formatResource } from './reconciler-access-checks.js';
+
+/** Returns how a cluster authenticates, e.g. `eks prod eu-west-1`. */
+export const describeAuth = (auth: ClusterAuth): string => {
+  switch (auth.type) {
+    case 'eks':
+      return `eks ${auth.clusterName} ${auth.region}${auth.roleArn === undefined ? '' : ` via ${auth.roleArn}`}`;
+    case 'secret':
+      return `secret ${auth.secretArn}`;
+    case 'kubeconfig':
+      return `kubeconfig ${auth.path}${auth.context === undefined ? '' : ` (context ${auth.context})`}`;
+  }
+};
+
+/** Returns rows as left-aligned columns two spaces apart. */
+const columns = (rows: readonly (readonly string[])[]): string[] => {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, i) =>
+        i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)
+      )
+      .join('  ')
+  );
+};
+
+/**
+ * Returns the lines of `clusters list`: a header and one row per cluster
+ * (id, server, auth, mode). `serverOf` names the server of records whose
+ * kubeconfig holds it.
+ */
+export const formatClusterTable = (
+  records: readonly ClusterRecord[],
+  serverOf: (record: ClusterRecord) => string
+): string[] => {
+  if (records.length === 0) return ['no clusters registered'];
+  return columns([
+    ['ID', 'SERVER', 'MODE', 'AUTH'],
+    ...records.map((r) => [
+      r.id,
+      serverOf(r) || '-',
+      r.bridgeMode,
+      describeAuth(r.auth),
+    ]),
+  ]);
+};
+
+/** Returns denied permissions grouped by resource: `pods: create, delete`. */
+const groupMissing = (check: ClusterCheck): string[] => {
+  const verbs = new Map<string, string[]>();
+  for (const a of check.access.filter((x) => !x.allowed)) {
+    const resource = formatResource(a);
+    verbs.set(resource, [...(verbs.get(resource) ?? []), a.verb]);
+  }
+  return [...verbs].map(([resource, v]) => `${resource}: ${v.join(', ')}`);
+};
+
+/** Returns the lines `clusters check` prints for one cluster. */
+export const formatCheck = (check: ClusterCheck): string[] => {
+  const ok = (text: string) => `  ok    ${text}`;
+  const fail = (text: string) => `  FAIL  ${text}`;
+  const lines = [`cluster ${check.id} (${check.server || 'server unknown'})`];
+  if (check.reachable) {
+    lines.push(
+      ok(
+        check.version === undefined
+          ? 'reachable (version not readable)'
+          : `reachable: Kubernetes ${check.version}`
+      )
+    );
+  }
+  if (check.authenticated && check.user !== 'system:anonymous') {
+    lines.push(
+      ok(`authenticated as ${check.user ?? '(the server does not say)'}`)
+    );
+  }
+  if (check.access.length > 0 && check.missing.length === 0) {
+    lines.push(
+      ok(
+        `RBAC: all ${check.access.length} permissions of infra/kubernetes/rbac.yaml granted`
+      )
+    );
+  }
+  if (check.missing.length > 0) {
+    lines.push(
+      fail(
+        `RBAC: ${check.missing.length} of ${check.access.length} permissions denied; missing:`
+      ),
+      ...groupMissing(check).map((m) => `          ${m}`)
+    );
+  }
+  lines.push(...check.problems.map(fail));
+  lines.push(...check.notes.map((n) => `  note  ${n}`));
+  lines.push(check.ok ? '  => OK' : '  => FAILED');
+  return lines;
+};

@@ -1,0 +1,88 @@
+/**
+ * What the reconciler must be allowed to do in a cluster, as the
+ * SelfSubjectAccessReviews `clusters check` sends: the rules of
+ * infra/kubernetes/rbac.yaml, one review per group, resource and verb. The
+ * rules are kept here as data (the bundled CLI has no repository to read);
+ * a unit test holds them equal to the YAML.
+ */
+
+/** One rule of a ClusterRole, as in rbac.authorization.k8s.io/v1. */
+export interface PolicyRule {
+  apiGroups: readonly string[];
+  resources: readonly string[];
+  verbs: readonly string[];
+}
+
+/** One permission, as a SelfSubjectAccessReview's resourceAttributes. */
+export interface AccessCheck {
+  verb: string;
+  /** The API group; '' is the core group. */
+  group: string;
+  resource: string;
+  subresource?: string;
+}
+
+/** The rules of the ClusterRole in infra/kubernetes/rbac.yaml. */
+export const RECONCILER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['extensions', 'apps'],
+    resources: ['daemonsets'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  {
+    apiGroups: ['extensions', 'apps'],
+    resources: ['daemonsets/status'],
+    verbs: ['update'],
+  },
+  {
+    apiGroups: ['extensions', 'apps'],
+    resources: ['daemonsets/finalizers'],
+    verbs: ['update'],
+  },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['list', 'watch', 'create', 'delete', 'patch'],
+  },
+  { apiGroups: [''], resources: ['pods/binding'], verbs: ['create'] },
+  {
+    apiGroups: ['apps'],
+    resources: ['controllerrevisions'],
+    verbs: ['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'],
+  },
+  {
+    apiGroups: ['', 'events.k8s.io'],
+    resources: ['events'],
+    verbs: ['create', 'update', 'patch'],
+  },
+];
+
+/** Returns one check per group × resource × verb of `rules`, in rule order. */
+export const accessChecksFromRules = (
+  rules: readonly PolicyRule[]
+): AccessCheck[] =>
+  rules.flatMap((rule) =>
+    rule.apiGroups.flatMap((group) =>
+      rule.resources.flatMap((full) => {
+        const [resource = '', subresource] = full.split('/');
+        return rule.verbs.map((verb) => ({
+          verb,
+          group,
+          resource,
+          ...(subresource !== undefined && { subresource }),
+        }));
+      })
+    )
+  );
+
+/**
+ * Returns the resource as `kubectl describe clusterrole` shows it:
+ * `daemonsets.apps/status`, `pods` for the core group.
+ */
+export const formatResource = (c: AccessCheck): string =>
+  `${c.resource}${c.group === '' ? '' : `.${c.group}`}${c.subresource === undefined ? '' : `/${c.subresource}`}`;
+
+/** Returns a check as `verb resource`, e.g. `update daemonsets.apps/status`. */
+export const formatAccessCheck = (c: AccessCheck): string =>
+  `${c.verb} ${formatResource(c)}`;

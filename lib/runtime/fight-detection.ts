@@ -1,0 +1,13 @@
+/**
+ * When seen foreign writes mean a fight: the same cluster shows writes by
+ * another controller in FIGHT_THRESHOLD syncs within FIGHT_WINDOW_MS. One
+ * observation could be a leftover of a takeover; two within minutes mean
+ * another DaemonSet controller is running, and acting on would churn pods.
+ */
+
+/** Observations within the window that fence the cluster. */
+export const FIGHT_THRESHOLD = 2;
+/** How long observations count together. */
+export const FIGHT_WINDOW_MS = 10 * 60_000;
+/** The Event reason raised on the DaemonSet when the cluster is fenced. */
+export const CONTROLLER_CONFLICT_REASON = 'ControllerConflict';

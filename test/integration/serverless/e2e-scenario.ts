@@ -1,0 +1,90 @@
+/**
+ * One end-to-end scenario's own corner of the test bed: a namespace, the
+ * reconciler's least-privilege identity, KWOK nodes labelled with the
+ * namespace (so no other test's DaemonSet lands on them) and a serverless
+ * stack. One scenario runs at a time: a stack reconciles every DaemonSet of
+ * the cluster.
+ */
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import {
+  createNamespace,
+  createNodes,
+  deleteNamespace,
+  deleteNodes,
+  type NodeSpec,
+} from '../../testbed/kube-fixtures.js';
+import {
+  createReconcilerIdentity,
+  type ReconcilerIdentity,
+} from '../reconciler-identity.js';
+import { adminHttp } from '../sync-loop.js';
+import { ServerlessStack, type StackOptions } from './stack.js';
+
+/** How the scenario's first nodes look (labels add to the namespace's). */
+export type ScenarioNodeSpec = Omit<NodeSpec, 'prefix'>;
+
+/** What a scenario starts with. */
+export interface ScenarioOptions {
+  /** Nodes created before the stack starts. */
+  nodes: number;
+  nodeSpec?: ScenarioNodeSpec;
+  stack?: Omit<StackOptions, 'kubeconfigPath'>;
+}
+
+/** A namespace, its nodes and a running stack; `close()` removes them. */
+export class E2eScenario {
+  readonly admin: KubeHttp = adminHttp();
+  /** The label on every node of the scenario: the DaemonSet's nodeSelector. */
+  readonly selector: Record<string, string>;
+  /** Nodes of the scenario that still exist, in creation order. */
+  readonly nodes: string[] = [];
+  stack!: ServerlessStack;
+  #identity: ReconcilerIdentity | undefined;
+  #batches = 0;
+
+  private constructor(readonly ns: string) {
+    this.selector = { e2e: ns };
+  }
+
+  /** Creates namespace, identity and nodes, then starts the stack. */
+  static async start(prefix: string, o: ScenarioOptions): Promise<E2eScenario> {
+    const s = new E2eScenario(`${prefix}-${Date.now().toString(36)}`);
+    await createNamespace(s.admin, s.ns);
+    s.#identity = await createReconcilerIdentity(s.admin, s.ns);
+    await s.addNodes(o.nodes, o.nodeSpec);
+    s.stack = await ServerlessStack.start({
+      ...o.stack,
+      kubeconfigPath: s.#identity.kubeconfigPath,
+    });
+    return s;
+  }
+
+  /** Creates `count` more nodes carrying the scenario's label; waits for them. */
+  async addNodes(
+    count: number,
+    spec: ScenarioNodeSpec = {}
+  ): Promise<string[]> {
+    const names = await createNodes(this.admin, count, {
+      ...spec,
+      prefix: `${this.ns}-${this.#batches++}-`,
+      labels: { ...spec.labels, ...this.selector },
+    });
+    this.nodes.push(...names);
+    return names;
+  }
+
+  /** Deletes one of the scenario's nodes. */
+  async deleteNode(name: string): Promise<void> {
+    await deleteNodes(this.admin, [name]);
+    this.nodes.splice(this.nodes.indexOf(name), 1);
+  }
+
+  /** Stops the stack, then removes identity, nodes and namespace. */
+  async close(): Promise<void> {
+    await this.stack?.stop();
+    await this.#identity?.remove();
+    await deleteNodes(this.admin, this.nodes);
+    await deleteNamespace(this.admin, this.ns);
+    this.admin.close();
+  }
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { loadYaml } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import {
+  accessChecksFromRules,
+  formatAccessCheck,
+  RECONCILER_RULES,
+} from '#lib/cli/reconciler-access-checks.js';
+
+const RBAC_YAML = new URL(
+  '../../../../infra/kubernetes/rbac.yaml',
+  import.meta.url
+);
+
+describe('RECONCILER_RULES', () => {
+  it('equals the rules of the ClusterRole in infra/kubernetes/rbac.yaml', () => {
+    // Prepare
+    const role = loadYaml<{ kind: string; rules: unknown[] }>(
+      readFileSync(RBAC_YAML, 'utf8')
+    );
+    // Assess
+    expect(role.kind).toBe('ClusterRole');
+    expect(RECONCILER_RULES).toEqual(role.rules);
+  });
+});
+
+describe('accessChecksFromRules', () => {
+  it('returns one check per group, resource and verb, splitting subresources', () => {
+    // Act
+    const checks = accessChecksFromRules([
+      {
+        apiGroups: ['extensions', 'apps'],
+        resources: ['daemonsets', 'daemonsets/status'],
+        verbs: ['get', 'update'],
+      },
+    ]);
+    // Assess
+    expect(checks).toEqual([
+      { verb: 'get', group: 'extensions', resource: 'daemonsets' },
+      { verb: 'update', group: 'extensions', resource: 'daemonsets' },
+      {
+        verb: 'get',
+        group: 'extensions',
+        resource: 'daemonsets',
+        subresource: 'status',
+      },
+      {
+        verb: 'update',
+        group: 'extensions',
+        resource: 'daemonsets',
+        subresource: 'status',
+      },
+      { verb: 'get', group: 'apps', resource: 'daemonsets' },
+      { verb: 'update', group: 'apps', resource: 'daemonsets' },
+      {
+        verb: 'get',
+        group: 'apps',
+        resource: 'daemonsets',
+        subresource: 'status',
+      },
+      {
+        verb: 'update',
+        group: 'apps',
+        resource: 'daemonsets',
+        subresource: 'status',
+      },
+    ]);
+  });
+
+  it('turns the reconciler role into 31 reviews', () => {
+    // Act
+    const checks = accessChecksFromRules(RECONCILER_RULES);
+    // Assess
+    expect(checks).toHaveLength(31);
+    expect(new Set(checks.map(formatAccessCheck)).size).toBe(31);
+  });
+});
+
+describe('formatAccessCheck', () => {
+  it.each([
+    {
+      check: { verb: 'create', group: '', resource: 'pods' },
+      text: 'create pods',
+    },
+    {
+      check: {
+        verb: 'update',
+        group: 'apps',
+        resource: 'daemonsets',
+        subresource: 'status',
+      },
+      text: 'update daemonsets.apps/status',
+    },
+    {
+      check: {
+        verb: 'create',
+        group: '',
+        resource: 'pods',
+        subresource: 'binding',
+      },
+      text: 'create pods/binding',
+    },
+  ])('returns $text', ({ check, text }) => {
+    // Act
+    const formatted = formatAccessCheck(check);
+    // Assess
+    expect(formatted).toBe(text);
+  });
+});

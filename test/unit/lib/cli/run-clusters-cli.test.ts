@@ -1,0 +1,290 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryClusterRegistry } from '#lib/adapters/memory/memory-cluster-registry.js';
+import {
+  type ClustersCliDeps,
+  runClustersCli,
+} from '#lib/cli/run-clusters-cli.js';
+import { ReconcilerError } from '#lib/errors.js';
+
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster:
+    server: https://10.0.0.1:6443
+users:
+- name: u
+  user:
+    token: not-used-here
+contexts:
+- name: c
+  context: { cluster: c, user: u }
+current-context: c
+`;
+
+describe('runClustersCli', () => {
+  let dir: string;
+  let kubeconfig: string;
+  let registry: MemoryClusterRegistry;
+  let deps: ClustersCliDeps;
+  const run = (...argv: string[]) =>
+    runClustersCli(['--table', 'state', ...argv], {}, () => deps);
+  const addLocal = (id: string, ...extra: string[]) =>
+    run('add', '--id', id, '--kubeconfig', kubeconfig, ...extra);
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-cli-'));
+    kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, KUBECONFIG);
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    registry = new MemoryClusterRegistry();
+    deps = {
+      registry,
+      connect: async () => {
+        throw new ReconcilerError('no cluster in unit tests');
+      },
+      readTextFile: (file) => readFileSync(file, 'utf8'),
+    };
+  });
+
+  describe('add, list and remove', () => {
+    it('adds a cluster, lists it and removes it', async () => {
+      // Act
+      const added = await addLocal('local', '--mode', 'economy');
+      const listed = await run('list');
+      const removed = await run('remove', '--id', 'local');
+      const after = await run('list');
+      // Assess
+      expect(added).toEqual({
+        exitCode: 0,
+        stdout: `added cluster local: https://10.0.0.1:6443, economy mode, auth kubeconfig ${kubeconfig}\nnext: npm run clusters -- check --id local --table state\n`,
+        stderr: '',
+      });
+      expect(listed.stdout.split('\n')).toEqual([
+        'ID     SERVER                 MODE     AUTH',
+        `local  https://10.0.0.1:6443  economy  kubeconfig ${kubeconfig}`,
+        '',
+      ]);
+      expect(removed).toEqual({
+        exitCode: 0,
+        stdout: 'removed cluster local (https://10.0.0.1:6443) from state\n',
+        stderr: '',
+      });
+      expect(after.stdout).toBe('no clusters registered\n');
+      expect(await registry.list()).toEqual([]);
+    });
+
+    it('lists clusters as JSON', async () => {
+      // Prepare
+      await addLocal('b');
+      await addLocal('a', '--context', 'c');
+      // Act
+      const listed = await run('list', '--json');
+      // Assess
+      expect(listed.exitCode).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([
+        {
+          id: 'a',
+          server: 'https://10.0.0.1:6443',
+          auth: { type: 'kubeconfig', path: kubeconfig, context: 'c' },
+          mode: 'watch',
+        },
+        {
+          id: 'b',
+          server: 'https://10.0.0.1:6443',
+          auth: { type: 'kubeconfig', path: kubeconfig },
+          mode: 'watch',
+        },
+      ]);
+    });
+
+    it('refuses to overwrite a cluster unless told to', async () => {
+      // Prepare
+      await addLocal('local');
+      // Act
+      const again = await addLocal('local', '--mode', 'economy');
+      const replaced = await addLocal(
+        'local',
+        '--mode',
+        'economy',
+        '--replace'
+      );
+      // Assess
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr).toBe(
+        `error: cluster local is already registered (kubeconfig ${kubeconfig}); pass --replace to overwrite it\n`
+      );
+      expect(replaced.exitCode).toBe(0);
+      expect(replaced.stdout).toMatch(/^replaced cluster local: /);
+      expect((await registry.get('local'))?.bridgeMode).toBe('economy');
+    });
+
+    it('fails to remove a cluster that is not registered', async () => {
+      // Act
+      const removed = await run('remove', '--id', 'ghost');
+      // Assess
+      expect(removed).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr:
+          'error: cluster ghost is not registered in state; nothing removed\n',
+      });
+    });
+
+    it('refuses invalid options with exit code 2, storing nothing', async () => {
+      // Act
+      const added = await run(
+        'add',
+        '--id',
+        'prod',
+        '--secret-arn',
+        'arn:aws:secretsmanager:eu-west-1:123456789012:secret:other'
+      );
+      // Assess
+      expect(added.exitCode).toBe(2);
+      expect(added.stderr.split('\n')).toEqual([
+        'error: --server URL is required',
+        'error: give exactly one of --ca-file PEM, --ca-data BASE64 (TLS is always verified)',
+        expect.stringMatching(
+          /^error: --secret-arn must name a Secrets Manager secret under dsr\//
+        ),
+        '',
+      ]);
+      expect(await registry.list()).toEqual([]);
+    });
+  });
+
+  describe('check', () => {
+    it('reports a cluster it cannot connect to, with exit code 1', async () => {
+      // Prepare
+      await addLocal('local');
+      // Act
+      const text = await run('check', '--id', 'local');
+      const json = await run('check', '--json');
+      // Assess
+      expect(text.exitCode).toBe(1);
+      expect(text.stdout.split('\n')).toEqual([
+        'cluster local (https://10.0.0.1:6443)',
+        '  FAIL  cannot connect: no cluster in unit tests',
+        '  note  kubeconfig auth is for local runs only: the deployed functions cannot read this file',
+        '  => FAILED',
+        '',
+      ]);
+      expect(json.exitCode).toBe(1);
+      expect(JSON.parse(json.stdout)).toEqual({
+        ok: false,
+        clusters: [
+          expect.objectContaining({
+            id: 'local',
+            ok: false,
+            reachable: false,
+            problems: ['cannot connect: no cluster in unit tests'],
+          }),
+        ],
+      });
+    });
+
+    it('reports a server that does not answer in time, closing the connection', async () => {
+      // Prepare
+      await addLocal('silent');
+      let closed = 0;
+      deps.connect = async () => ({
+        request: () => new Promise<never>(() => undefined),
+        close: () => {
+          closed++;
+        },
+      });
+      // Act
+      const checked = await run('check', '--id', 'silent', '--timeout', '0.05');
+      // Assess
+      expect(checked.exitCode).toBe(1);
+      expect(checked.stdout).toContain(
+        '  FAIL  unreachable: no answer from https://10.0.0.1:6443 within 0.05 s\n'
+      );
+      expect(closed).toBeGreaterThan(0);
+    });
+
+    it('fails for a cluster that is not registered', async () => {
+      // Act
+      const checked = await run('check', '--id', 'ghost');
+      // Assess
+      expect(checked).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: 'error: cluster ghost is not registered\n',
+      });
+    });
+
+    it('fails when no cluster is registered', async () => {
+      // Act
+      const checked = await run('check');
+      // Assess
+      expect(checked.exitCode).toBe(1);
+      expect(checked.stderr).toBe('error: no clusters registered in state\n');
+    });
+  });
+
+  describe('usage and failures', () => {
+    it('prints the usage on --help', async () => {
+      // Act
+      const help = await runClustersCli(['--help'], {}, () => deps);
+      // Assess
+      expect(help.exitCode).toBe(0);
+      expect(help.stdout).toMatch(/^usage: npm run clusters -- <command>/);
+    });
+
+    it('prints the problems and the usage for a bad command line', async () => {
+      // Act
+      const out = await runClustersCli(['list', '--tabel', 't'], {}, () => {
+        throw new Error('no deps for a bad command line');
+      });
+      // Assess
+      expect(out.exitCode).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toMatch(/^error: .*--tabel.*\n\nusage: /);
+    });
+
+    it('prints each invalid record of a failing list', async () => {
+      // Prepare
+      deps.registry.list = async () => {
+        throw new AggregateError(
+          [new Error('invalid cluster record x: id …')],
+          '1 invalid cluster record(s) in state'
+        );
+      };
+      // Act
+      const listed = await run('list');
+      // Assess
+      expect(listed).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr:
+          'error: 1 invalid cluster record(s) in state\n  invalid cluster record x: id …\n',
+      });
+    });
+
+    it('prints an error with its causes', async () => {
+      // Prepare
+      deps.registry.get = async () => {
+        throw new ReconcilerError('DynamoDB get cluster cluster#x failed', {
+          cause: new Error('connect ECONNREFUSED 127.0.0.1:8000'),
+        });
+      };
+      // Act
+      const removed = await run('remove', '--id', 'x');
+      // Assess
+      expect(removed.stderr).toBe(
+        'error: DynamoDB get cluster cluster#x failed: connect ECONNREFUSED 127.0.0.1:8000\n'
+      );
+    });
+  });
+});
