@@ -1,5 +1,5 @@
 /**
- * `npm run clusters -- <list|add|check|remove> [options]`: registers the
+ * `npm run clusters -- <list|add|check|remove|unfence> [options]`: registers the
  * clusters the reconciler manages (lib/cli/run-clusters-cli.ts). This entry
  * only builds the AWS clients for the chosen table and region, on the same
  * adapters the deployed functions use, and prints the result.
@@ -13,7 +13,9 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
 import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
 import { ClusterConnector } from '../lib/adapters/cluster-connector.js';
+import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { systemClock } from '../lib/adapters/memory/system-clock.js';
 import type { TableTarget } from '../lib/cli/parse-clusters-args.js';
 import {
@@ -34,14 +36,19 @@ const depsFor = ({
     }),
     clock: systemClock,
   });
+  const client = new DynamoDBClient({
+    ...common,
+    ...(endpoint && { endpoint }),
+  });
+  const table = { client, tableName, clock: systemClock };
   return {
     registry: new DynamoClusterRegistry({
-      client: new DynamoDBClient({ ...common, ...(endpoint && { endpoint }) }),
-      tableName,
-      clock: systemClock,
+      ...table,
       // Every command reads the table as it is now.
       cacheTtlMs: 0,
     }),
+    ownership: new DynamoOwnershipStore(table),
+    health: new DynamoClusterHealthStore(table),
     connect: (record) => connector.connect(record),
     readTextFile: (file) => readFileSync(file, 'utf8'),
   };

@@ -1,5 +1,5 @@
 /**
- * The command line of `npm run clusters -- <list|add|check|remove>`: parsed
+ * The command line of `npm run clusters -- <list|add|check|remove|unfence>`: parsed
  * with node:util `parseArgs` (strict), then checked per command, so an option
  * that does not apply is an error instead of being silently ignored.
  */
@@ -46,7 +46,8 @@ export type ClustersCommand =
       /** How long GET /version may take before the server counts as unreachable. */
       timeoutMs: number;
     }
-  | { name: 'remove'; table: TableTarget; json: boolean; id: string };
+  | { name: 'remove'; table: TableTarget; json: boolean; id: string }
+  | { name: 'unfence'; table: TableTarget; json: boolean; id: string };
 
 /** Seconds GET /version may take by default: a reachable server answers in far less. */
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 5;
@@ -69,6 +70,9 @@ commands:
                              of one cluster, or of all; exit code 0 only if
                              everything holds
   remove --id ID             deletes the cluster's record
+  unfence --id ID            lets the reconciler act again on a cluster it
+                             stopped on because another DaemonSet controller
+                             was active there (turn that one off first)
 
 options of every command:
   --table NAME               the state table (default: $TABLE_NAME)
@@ -127,6 +131,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   ],
   check: ['id', 'timeout'],
   remove: ['id'],
+  unfence: ['id'],
 };
 
 /** Returns options and positionals; unknown options throw. */
@@ -178,8 +183,8 @@ export const parseClustersArgs = (
   if (!isCommand(name)) {
     throw new CliUsageError([
       name === undefined
-        ? 'give a command: list, add, check or remove'
-        : `unknown command ${JSON.stringify(name)}: use list, add, check or remove`,
+        ? 'give a command: list, add, check, remove or unfence'
+        : `unknown command ${JSON.stringify(name)}: use list, add, check, remove or unfence`,
     ]);
   }
   const problems: string[] = [];
@@ -206,7 +211,10 @@ export const parseClustersArgs = (
   };
   const json = values.json ?? false;
   const id = values.id;
-  if ((name === 'add' || name === 'remove') && id === undefined) {
+  if (
+    (name === 'add' || name === 'remove' || name === 'unfence') &&
+    id === undefined
+  ) {
     problems.push(`${name} needs --id ID`);
   }
   const mode = values.mode ?? 'watch';
@@ -230,6 +238,7 @@ export const parseClustersArgs = (
     case 'list':
       return { name, table, json };
     case 'remove':
+    case 'unfence':
       return { name, table, json, id: id ?? '' };
     case 'check':
       return { name, table, json, id, timeoutMs: timeoutSeconds * 1000 };

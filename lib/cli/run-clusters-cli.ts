@@ -4,7 +4,12 @@
  * what to print and the exit code (0 ok, 1 failed, 2 bad usage) instead of
  * printing, so tests call it directly.
  */
-import type { ClusterRecord, ClusterRegistry } from '../ports.js';
+import type {
+  ClusterHealthStore,
+  ClusterRecord,
+  ClusterRegistry,
+  OwnershipStore,
+} from '../ports.js';
 import {
   type CheckHttp,
   checkCluster,
@@ -38,6 +43,10 @@ export interface ClustersCliDeps {
   connect(record: ClusterRecord): Promise<CheckHttp>;
   /** Returns a file's text (CA bundles, kubeconfig files). */
   readTextFile(file: string): string;
+  /** Fences set by fight detection. */
+  ownership: Pick<OwnershipStore, 'getFence' | 'clearFence'>;
+  /** The clusters' breakers. */
+  health: Pick<ClusterHealthStore, 'get'>;
 }
 
 /** What one run prints, and how it exits. */
@@ -136,15 +145,63 @@ const check = async (
       })
     );
   }
-  const passed = checks.filter((c) => c.ok).length;
-  const lines = checks.flatMap((c, i) =>
-    i === 0 ? formatCheck(c) : ['', ...formatCheck(c)]
-  );
+  const states: Awaited<ReturnType<typeof runtimeState>>[] = [];
+  for (const record of records)
+    states.push(await runtimeState(record.id, deps));
+  const passed = checks.filter((c, i) => c.ok && !states[i]?.fenced).length;
+  const lines = checks.flatMap((c, i) => [
+    ...(i === 0 ? [] : ['']),
+    ...formatCheck(c),
+    ...(states[i]?.lines ?? []),
+  ]);
   if (checks.length > 1) {
     lines.push('', `${passed} of ${checks.length} clusters OK`);
   }
   const ok = passed === checks.length;
-  return { exitCode: ok ? 0 : 1, lines, json: { ok, clusters: checks } };
+  return {
+    exitCode: ok ? 0 : 1,
+    lines,
+    json: {
+      ok,
+      clusters: checks.map((c, i) => ({ ...c, runtime: states[i]?.json })),
+    },
+  };
+};
+
+/** What the reconcilers recorded about a cluster: fence and breaker. */
+const runtimeState = async (id: string, deps: ClustersCliDeps) => {
+  const fence = await deps.ownership.getFence(id);
+  const health = await deps.health.get(id);
+  const lines: string[] = [];
+  if (fence !== undefined) {
+    lines.push(
+      `  FENCED since ${new Date(fence.fencedAtMs).toISOString()}: ${fence.reason}`
+    );
+  }
+  if (health !== undefined) {
+    const open = health.openUntilMs > Date.now();
+    lines.push(
+      `  reconcilers saw ${health.failures} cluster-level failure(s)${open ? `, backed off until ${new Date(health.openUntilMs).toISOString()}` : ''}; last: ${health.lastError}`
+    );
+  }
+  return { fenced: fence !== undefined, lines, json: { fence, health } };
+};
+
+const unfence = async (
+  command: Extract<ClustersCommand, { name: 'unfence' }>,
+  deps: ClustersCliDeps
+): Promise<Outcome> => {
+  const fence = await deps.ownership.getFence(command.id);
+  await deps.ownership.clearFence(command.id);
+  return {
+    exitCode: 0,
+    lines: [
+      fence === undefined
+        ? `cluster ${command.id} was not fenced`
+        : `cleared the fence of cluster ${command.id}; the reconciler acts on it again`,
+    ],
+    json: { unfenced: command.id, wasFenced: fence !== undefined },
+  };
 };
 
 const remove = async (
@@ -228,6 +285,9 @@ export const runClustersCli = async (
         break;
       case 'remove':
         outcome = await remove(command, deps);
+        break;
+      case 'unfence':
+        outcome = await unfence(command, deps);
         break;
     }
     const text = render(outcome, command.json);

@@ -13,7 +13,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ClusterConnector } from '#lib/adapters/cluster-connector.js';
+import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/check-cluster.js';
@@ -120,6 +122,8 @@ describe('clusters CLI', () => {
         clock: systemClock,
         cacheTtlMs: 0,
       }),
+      ownership: new DynamoOwnershipStore({ ...table, clock: systemClock }),
+      health: new DynamoClusterHealthStore({ ...table, clock: systemClock }),
       connect: (record) => connector.connect(record),
       readTextFile: (file) => readFileSync(file, 'utf8'),
     };

@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryClusterRegistry } from '#lib/adapters/memory/memory-cluster-registry.js';
+import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
+import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import {
   type ClustersCliDeps,
   runClustersCli,
@@ -29,6 +32,8 @@ describe('runClustersCli', () => {
   let dir: string;
   let kubeconfig: string;
   let registry: MemoryClusterRegistry;
+  let ownership: MemoryOwnershipStore;
+  let health: MemoryClusterHealthStore;
   let deps: ClustersCliDeps;
   const run = (...argv: string[]) =>
     runClustersCli(['--table', 'state', ...argv], {}, () => deps);
@@ -47,12 +52,16 @@ describe('runClustersCli', () => {
 
   beforeEach(() => {
     registry = new MemoryClusterRegistry();
+    ownership = new MemoryOwnershipStore({ clock: systemClock });
+    health = new MemoryClusterHealthStore({ clock: systemClock });
     deps = {
       registry,
       connect: async () => {
         throw new ReconcilerError('no cluster in unit tests');
       },
       readTextFile: (file) => readFileSync(file, 'utf8'),
+      ownership,
+      health,
     };
   });
 
@@ -286,5 +295,24 @@ describe('runClustersCli', () => {
         'error: DynamoDB get cluster cluster#x failed: connect ECONNREFUSED 127.0.0.1:8000\n'
       );
     });
+  });
+  it('unfences a fenced cluster and says whether it was fenced', async () => {
+    // Prepare
+    await ownership.fence('prod', 'kube-controller-manager is running');
+    // Act
+    const first = await runClustersCli(
+      ['unfence', '--id', 'prod', '--table', 't'],
+      {},
+      () => deps
+    );
+    const second = await runClustersCli(
+      ['unfence', '--id', 'prod', '--table', 't'],
+      {},
+      () => deps
+    );
+    // Assess
+    expect(first.stdout).toContain('cleared the fence of cluster prod');
+    expect(second.stdout).toContain('cluster prod was not fenced');
+    expect(await ownership.getFence('prod')).toBeUndefined();
   });
 });
