@@ -15,6 +15,7 @@ import { ClusterSessions } from '../runtime/cluster-sessions.js';
 import type { FireTimerDeps } from '../runtime/fire-timers.js';
 import { Reconciler } from '../runtime/reconciler.js';
 import { SecretCredentials } from './aws/secret-credentials.js';
+import { clientOptions } from './aws-timer-wiring.js';
 import { ClusterConnector } from './cluster-connector.js';
 import { DynamoBridgeLeaseStore } from './dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from './dynamodb/dynamo-cluster-health-store.js';
@@ -58,16 +59,8 @@ export const createAwsWiring = (
     ...(overrides.region ? { region: overrides.region } : {}),
     ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
   };
-  const dynamo = new DynamoDBClient({
-    ...common,
-    ...(overrides.endpoints?.dynamodb
-      ? { endpoint: overrides.endpoints.dynamodb }
-      : {}),
-  });
-  const sqs = new SQSClient({
-    ...common,
-    ...(overrides.endpoints?.sqs ? { endpoint: overrides.endpoints.sqs } : {}),
-  });
+  const dynamo = new DynamoDBClient(clientOptions(overrides, 'dynamodb'));
+  const sqs = new SQSClient(clientOptions(overrides, 'sqs'));
   const table = { client: dynamo, tableName: config.tableName, clock };
   const expectations = new DynamoExpectationsStore(table);
   const queueStore = new DynamoWorkQueueStore(table);
