@@ -3,62 +3,34 @@
  * handler → API server, state in DynamoDB, under the least-privilege role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import {
-  createAgentDaemonSet,
-  createNamespace,
-  createNodes,
-  deleteNamespace,
-  deleteNodes,
-} from '../../testbed/kube-fixtures.js';
-import {
-  createReconcilerIdentity,
-  type ReconcilerIdentity,
-} from '../reconciler-identity.js';
-import { adminHttp } from '../sync-loop.js';
+import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
-import { eventually, ServerlessStack } from './stack.js';
+import { E2eScenario } from './e2e-scenario.js';
+import { eventually } from './stack.js';
 
 describe('serverless runtime: a new DaemonSet', () => {
-  const ns = `sls-new-${Date.now().toString(36)}`;
-  let admin: KubeHttp;
-  let identity: ReconcilerIdentity;
-  let stack: ServerlessStack;
-  let nodes: string[] = [];
+  let s: E2eScenario;
 
   beforeAll(async () => {
-    admin = adminHttp();
-    await createNamespace(admin, ns);
-    identity = await createReconcilerIdentity(admin, ns);
-    nodes = await createNodes(admin, 5, {
-      prefix: `${ns}-`,
-      labels: { e2e: ns },
-    });
-    stack = await ServerlessStack.start({
-      kubeconfigPath: identity.kubeconfigPath,
-    });
+    s = await E2eScenario.start('sls-new', { nodes: 5 });
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await identity?.remove();
-    await deleteNodes(admin, nodes);
-    await deleteNamespace(admin, ns);
-    admin.close();
+    await s?.close();
   });
 
   it('gets a pod on every eligible node, a complete status and a current observedGeneration', async () => {
     // Act
-    await createAgentDaemonSet(admin, ns, { e2e: ns });
+    await createAgentDaemonSet(s.admin, s.ns, s.selector);
     // Assess
     const ms = await eventually('convergence', () =>
-      isConverged(admin, ns, nodes)
+      isConverged(s.admin, s.ns, s.nodes)
     );
     console.log(`converged on 5 nodes in ${ms} ms`);
-    expect(stack.metrics.syncs).toBeGreaterThan(0);
-    expect(stack.metrics.poison).toBe(0);
+    expect(s.stack.metrics.syncs).toBeGreaterThan(0);
+    expect(s.stack.metrics.poison).toBe(0);
     expect(
-      stack.reconcilePoller.invocations.every((i) => i.outcome !== 'failed')
+      s.stack.reconcilePoller.invocations.every((i) => i.outcome !== 'failed')
     ).toBe(true);
   });
 });

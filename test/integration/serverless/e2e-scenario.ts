@@ -59,6 +59,11 @@ export class E2eScenario {
     return s;
   }
 
+  /** The reconciler identity's kubeconfig (it holds the token). */
+  get kubeconfigPath(): string {
+    return this.#identity?.kubeconfigPath ?? '';
+  }
+
   /** Creates `count` more nodes carrying the scenario's label; waits for them. */
   async addNodes(
     count: number,

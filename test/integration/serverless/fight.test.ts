@@ -6,56 +6,28 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import { CONTROLLER_CONFLICT_REASON } from '#lib/runtime/fight-detection.js';
-import {
-  createAgentDaemonSet,
-  createNamespace,
-  createNodes,
-  deleteNamespace,
-  deleteNodes,
-} from '../../testbed/kube-fixtures.js';
+import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { type Component, stopProcess } from '../../testbed/processes.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
-import {
-  createReconcilerIdentity,
-  type ReconcilerIdentity,
-} from '../reconciler-identity.js';
-import { adminHttp } from '../sync-loop.js';
 import { isConverged, setAgentImage } from './cluster-state.js';
-import { eventually, ServerlessStack } from './stack.js';
+import { E2eScenario } from './e2e-scenario.js';
+import { eventually } from './stack.js';
 
 describe('serverless runtime: another DaemonSet controller in the cluster', () => {
-  const ns = `sls-fight-${Date.now().toString(36)}`;
-  let admin: KubeHttp;
-  let identity: ReconcilerIdentity;
-  let stack: ServerlessStack;
+  let s: E2eScenario;
   let upstream: Component | undefined;
-  let nodes: string[] = [];
 
   beforeAll(async () => {
-    admin = adminHttp();
-    await createNamespace(admin, ns);
-    identity = await createReconcilerIdentity(admin, ns);
-    nodes = await createNodes(admin, 3, {
-      prefix: `${ns}-`,
-      labels: { e2e: ns },
-    });
-    await createAgentDaemonSet(admin, ns, { e2e: ns });
-    stack = await ServerlessStack.start({
-      kubeconfigPath: identity.kubeconfigPath,
-    });
-    await eventually('convergence', () => isConverged(admin, ns, nodes));
+    s = await E2eScenario.start('sls-fight', { nodes: 3 });
+    await createAgentDaemonSet(s.admin, s.ns, s.selector);
+    await eventually('convergence', () => isConverged(s.admin, s.ns, s.nodes));
   });
 
   afterAll(async () => {
     if (upstream) await stopProcess(upstream);
-    await stack?.stop();
-    await identity?.remove();
-    await deleteNodes(admin, nodes);
-    await deleteNamespace(admin, ns);
-    admin.close();
+    await s?.close();
   });
 
   it('detects the other controller within a minute and stops acting on the cluster', async () => {
@@ -71,42 +43,44 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
     await eventually(
       'fight detection',
       async () => {
-        if (stack.metrics.conflicts.has(stack.cluster)) return true;
+        if (s.stack.metrics.conflicts.has(s.stack.cluster)) return true;
         image++;
-        await setAgentImage(admin, ns, `agent:${image}`);
+        await setAgentImage(s.admin, s.ns, `agent:${image}`);
         return false;
       },
       60_000,
       3_000
     );
     const detectedMs = systemClock.now() - started;
-    const writesAtFence = stack.metrics.creates + stack.metrics.deletes;
+    const writesAtFence = s.stack.metrics.creates + s.stack.metrics.deletes;
     // Keep the cluster busy: nodes change, the other controller converges.
-    await setAgentImage(admin, ns, 'agent:3');
+    await setAgentImage(s.admin, s.ns, 'agent:3');
     await eventually(
       'upstream rolls alone',
-      () => isConverged(admin, ns, nodes, 'agent:3'),
+      () => isConverged(s.admin, s.ns, s.nodes, 'agent:3'),
       60_000
     );
     // Assess
     console.log(
       `fight detected ${detectedMs} ms after the other controller started`
     );
-    expect(stack.metrics.creates + stack.metrics.deletes).toBe(writesAtFence);
+    expect(s.stack.metrics.creates + s.stack.metrics.deletes).toBe(
+      writesAtFence
+    );
     const fence = await new DynamoOwnershipStore({
-      ...stack.table,
+      ...s.stack.table,
       clock: systemClock,
-    }).getFence(stack.cluster);
+    }).getFence(s.stack.cluster);
     expect(fence?.reason).toContain('another DaemonSet controller');
-    const events = await admin.list<{
+    const events = await s.admin.list<{
       reason?: string;
       involvedObject?: { name?: string };
-    }>('list events', `/api/v1/namespaces/${ns}/events`);
+    }>('list events', `/api/v1/namespaces/${s.ns}/events`);
     expect(events.some((e) => e.reason === CONTROLLER_CONFLICT_REASON)).toBe(
       true
     );
     expect(
-      stack.logger.lines.some(
+      s.stack.logger.lines.some(
         (l) => l.message === 'controller conflict: cluster fenced'
       )
     ).toBe(true);

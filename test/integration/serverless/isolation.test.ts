@@ -15,52 +15,36 @@ import {
   createAgentDaemonSet,
   createNamespace,
   createNodes,
-  deleteNamespace,
-  deleteNodes,
 } from '../../testbed/kube-fixtures.js';
-import {
-  createReconcilerIdentity,
-  type ReconcilerIdentity,
-} from '../reconciler-identity.js';
-import { adminHttp } from '../sync-loop.js';
 import { isConverged, setAgentImage } from './cluster-state.js';
-import { eventually, ServerlessStack } from './stack.js';
+import { E2eScenario } from './e2e-scenario.js';
+import { eventually } from './stack.js';
 
 const median = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 describe('serverless runtime: cluster isolation', () => {
-  const ns = `sls-iso-${Date.now().toString(36)}`;
   const sick = `sick-${Date.now().toString(36)}`;
-  let admin: KubeHttp;
-  let identity: ReconcilerIdentity;
-  let stack: ServerlessStack;
+  let s: E2eScenario;
   let other: ControlPlane;
   let otherHttp: KubeHttp;
-  let nodes: string[] = [];
   let image = 1;
 
   /** Rolls the healthy cluster's DaemonSet to a new image; returns ms. */
   const rollHealthy = async (): Promise<number> => {
     image++;
-    await setAgentImage(admin, ns, `agent:${image}`);
+    await setAgentImage(s.admin, s.ns, `agent:${image}`);
     return eventually(
       `rollout to agent:${image}`,
-      () => isConverged(admin, ns, nodes, `agent:${image}`),
+      () => isConverged(s.admin, s.ns, s.nodes, `agent:${image}`),
       60_000,
       50
     );
   };
 
   beforeAll(async () => {
-    admin = adminHttp();
-    await createNamespace(admin, ns);
-    identity = await createReconcilerIdentity(admin, ns);
-    nodes = await createNodes(admin, 3, {
-      prefix: `${ns}-`,
-      labels: { e2e: ns },
-    });
-    await createAgentDaemonSet(admin, ns, { e2e: ns }, 'agent:1', {
+    s = await E2eScenario.start('sls-iso', { nodes: 3 });
+    await createAgentDaemonSet(s.admin, s.ns, s.selector, 'agent:1', {
       updateStrategy: {
         type: 'RollingUpdate',
         rollingUpdate: { maxUnavailable: 3 },
@@ -68,15 +52,12 @@ describe('serverless runtime: cluster isolation', () => {
     });
     other = await ControlPlane.start({ binDir: inject('binDir') });
     otherHttp = other.http();
-    await createNamespace(otherHttp, ns);
-    await createNodes(otherHttp, 2, { prefix: 'other-', labels: { e2e: ns } });
-    await createAgentDaemonSet(otherHttp, ns, { e2e: ns });
-    stack = await ServerlessStack.start({
-      kubeconfigPath: identity.kubeconfigPath,
-    });
+    await createNamespace(otherHttp, s.ns);
+    await createNodes(otherHttp, 2, { prefix: 'other-', labels: s.selector });
+    await createAgentDaemonSet(otherHttp, s.ns, s.selector);
     await new DynamoClusterRegistry({
-      client: stack.table.client,
-      tableName: stack.table.tableName,
+      client: s.stack.table.client,
+      tableName: s.stack.table.tableName,
       clock: systemClock,
     }).put({
       id: sick,
@@ -87,40 +68,39 @@ describe('serverless runtime: cluster isolation', () => {
       bridgeMode: 'watch',
     });
     // The bridge picks the new cluster up on its next invocation.
-    await stack.stopBridge();
-    stack.startBridge();
+    await s.stack.stopBridge();
+    s.stack.startBridge();
   }, 120_000);
 
   afterAll(async () => {
-    await stack?.stop();
     otherHttp?.close();
     await other?.stop();
-    await identity?.remove();
-    await deleteNodes(admin, nodes);
-    await deleteNamespace(admin, ns);
-    admin.close();
+    await s?.close();
   });
 
   it('backs the dead cluster off alone and keeps the healthy one as fast', async () => {
     // Prepare: both clusters converge.
-    await eventually('healthy converged', () => isConverged(admin, ns, nodes));
+    await eventually('healthy converged', () =>
+      isConverged(s.admin, s.ns, s.nodes)
+    );
     await eventually('sick converged', () =>
-      isConverged(otherHttp, ns, ['other-0', 'other-1'])
+      isConverged(otherHttp, s.ns, ['other-0', 'other-1'])
     );
     const up: number[] = [];
     for (let i = 0; i < 3; i++) up.push(await rollHealthy());
     // Act: the second cluster's API server dies; its DaemonSet keeps asking.
     otherHttp.close();
     await other.stop();
-    const sickKey = `${sick}/${ns}/agent`;
+    const sickKey = `${sick}/${s.ns}/agent`;
     const poke = setInterval(
-      () => void stack.wiring.bridge.queue.add(sickKey).catch(() => undefined),
+      () =>
+        void s.stack.wiring.bridge.queue.add(sickKey).catch(() => undefined),
       300
     );
     const down: number[] = [];
     try {
       await eventually('breaker open', async () =>
-        stack.metrics.unhealthy.has(sick)
+        s.stack.metrics.unhealthy.has(sick)
       );
       for (let i = 0; i < 3; i++) down.push(await rollHealthy());
     } finally {
@@ -131,12 +111,12 @@ describe('serverless runtime: cluster isolation', () => {
       `healthy cluster rollout (3 nodes), median of 3: ${median(up)} ms with the other cluster up, ${median(down)} ms with it down`
     );
     const health = await new DynamoClusterHealthStore({
-      ...stack.table,
+      ...s.stack.table,
       clock: systemClock,
     }).get(sick);
     expect(health?.failures).toBeGreaterThanOrEqual(1);
     expect(health?.lastError).toMatch(/ECONNREFUSED|connect|refused/i);
-    const lines = stack.logger.lines;
+    const lines = s.stack.logger.lines;
     expect(
       lines.some(
         (l) =>
@@ -149,7 +129,7 @@ describe('serverless runtime: cluster isolation', () => {
         (l) => l.message === 'cluster backed off; key requeued without a call'
       )
     ).toBe(true);
-    expect(stack.metrics.unhealthy.has(stack.cluster)).toBe(false);
+    expect(s.stack.metrics.unhealthy.has(s.stack.cluster)).toBe(false);
     // Bounded: the dead cluster's backoff doubles instead of retrying at once.
     const sickAttempts = lines.filter(
       (l) =>
@@ -162,11 +142,11 @@ describe('serverless runtime: cluster isolation', () => {
   it('never writes a credential into a log line', () => {
     // Prepare
     const token = /"token":"([^"]+)"/.exec(
-      readFileSync(identity.kubeconfigPath, 'utf8')
+      readFileSync(s.kubeconfigPath, 'utf8')
     )?.[1];
     // Assess
     expect(token?.length).toBeGreaterThan(20);
-    const text = JSON.stringify(stack.logger.lines);
+    const text = JSON.stringify(s.stack.logger.lines);
     expect(text).not.toContain(token);
     expect(text).not.toMatch(
       /BEGIN (RSA |EC )?PRIVATE KEY|client-key-data|Bearer /
