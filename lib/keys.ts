@@ -13,6 +13,16 @@ export interface DaemonSetKey {
 
 const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
+/**
+ * The longest each segment can be: a cluster id and a namespace are
+ * DNS-1123 labels (63), a DaemonSet name a DNS-1123 subdomain (253).
+ */
+const SEGMENTS = [
+  { what: 'cluster id', max: 63 },
+  { what: 'namespace', max: 63 },
+  { what: 'name', max: 253 },
+] as const;
+
 /** Returns the key string for a DaemonSet. */
 export const formatDaemonSetKey = (k: DaemonSetKey): string =>
   `${k.cluster}/${k.namespace}/${k.name}`;
@@ -28,6 +38,14 @@ export const parseDaemonSetKey = (key: string): DaemonSetKey => {
       `malformed DaemonSet key ${JSON.stringify(key).slice(0, 300)}: want cluster/namespace/name`
     );
   }
+  SEGMENTS.forEach(({ what, max }, i) => {
+    const length = parts[i]?.length ?? 0;
+    if (length > max) {
+      throw new TerminalError(
+        `malformed DaemonSet key ${JSON.stringify(key).slice(0, 300)}: ${what} is ${length} characters long, at most ${max}`
+      );
+    }
+  });
   const [cluster, namespace, name] = parts as [string, string, string];
   return { cluster, namespace, name };
 };

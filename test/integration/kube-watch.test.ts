@@ -1,7 +1,10 @@
 /**
  * Raw watch streams on the real API server: events arrive in order from a
  * listed resourceVersion and the stream stops when the caller aborts. (A 410
- * Gone needs an etcd compaction to provoke; the runtime's bridge tests do it.)
+ * Gone is not provoked by an etcd compaction here: the API server answers
+ * watches from its watch cache, which keeps events until its ring buffer
+ * drops ones older than 75 s; serverless/expire-watch-history.ts waits for
+ * that, and serverless/bridge-resume.test.ts gets real 410s.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp, WatchEvent } from '#lib/adapters/kube/kube-http.js';

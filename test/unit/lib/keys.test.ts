@@ -24,4 +24,23 @@ describe('DaemonSet keys', () => {
     // Act / Assess
     expect(() => parseDaemonSetKey(key)).toThrow(TerminalError);
   });
+
+  it.each([
+    { key: `${'c'.repeat(64)}/ns/n`, what: 'cluster id is 64 characters' },
+    { key: `c/${'n'.repeat(64)}/n`, what: 'namespace is 64 characters' },
+    { key: `c/ns/${'a'.repeat(254)}`, what: 'name is 254 characters' },
+  ])(
+    'rejects a segment longer than Kubernetes allows ($what)',
+    ({ key, what }) => {
+      // Act / Assess
+      expect(() => parseDaemonSetKey(key)).toThrow(what);
+    }
+  );
+
+  it('accepts segments of the longest allowed lengths', () => {
+    // Prepare
+    const key = `${'c'.repeat(63)}/${'n'.repeat(63)}/${'a'.repeat(253)}`;
+    // Act / Assess
+    expect(parseDaemonSetKey(key).name).toHaveLength(253);
+  });
 });
