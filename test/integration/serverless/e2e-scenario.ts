@@ -42,21 +42,35 @@ export class E2eScenario {
   #identity: ReconcilerIdentity | undefined;
   #batches = 0;
 
-  private constructor(readonly ns: string) {
-    this.selector = { e2e: ns };
+  readonly ns: string;
+
+  /** Names the scenario; nothing exists until `open()`. */
+  constructor(prefix: string) {
+    this.ns = `${prefix}-${Date.now().toString(36)}`;
+    this.selector = { e2e: this.ns };
+  }
+
+  /** Returns a scenario that is already open. */
+  static async start(prefix: string, o: ScenarioOptions): Promise<E2eScenario> {
+    const s = new E2eScenario(prefix);
+    await s.open(o);
+    return s;
   }
 
   /** Creates namespace, identity and nodes, then starts the stack. */
-  static async start(prefix: string, o: ScenarioOptions): Promise<E2eScenario> {
-    const s = new E2eScenario(`${prefix}-${Date.now().toString(36)}`);
-    await createNamespace(s.admin, s.ns);
-    s.#identity = await createReconcilerIdentity(s.admin, s.ns);
-    await s.addNodes(o.nodes, o.nodeSpec);
-    s.stack = await ServerlessStack.start({
+  async open(o: ScenarioOptions): Promise<void> {
+    await createNamespace(this.admin, this.ns);
+    this.#identity = await createReconcilerIdentity(this.admin, this.ns);
+    await this.addNodes(o.nodes, o.nodeSpec);
+    this.stack = await ServerlessStack.start({
       ...o.stack,
-      kubeconfigPath: s.#identity.kubeconfigPath,
+      kubeconfigPath: this.#identity.kubeconfigPath,
     });
-    return s;
+  }
+
+  /** Returns the work-queue key of DaemonSet `name` in this namespace. */
+  key(name = 'agent'): string {
+    return `${this.stack.cluster}/${this.ns}/${name}`;
   }
 
   /** The reconciler identity's kubeconfig (it holds the token). */
@@ -84,12 +98,15 @@ export class E2eScenario {
     this.nodes.splice(this.nodes.indexOf(name), 1);
   }
 
-  /** Stops the stack, then removes identity, nodes and namespace. */
+  /** Stops the stack, then removes identity, nodes and namespace (also after a half-finished `open()`). */
   async close(): Promise<void> {
-    await this.stack?.stop();
-    await this.#identity?.remove();
-    await deleteNodes(this.admin, this.nodes);
-    await deleteNamespace(this.admin, this.ns);
-    this.admin.close();
+    try {
+      await this.stack?.stop();
+      await this.#identity?.remove();
+      await deleteNodes(this.admin, this.nodes);
+      await deleteNamespace(this.admin, this.ns);
+    } finally {
+      this.admin.close();
+    }
   }
 }
