@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { ReconcilerError } from './errors.js';
-import type { ClusterAuth, ClusterRecord } from './ports.js';
+import type { ApiBudget, ClusterAuth, ClusterRecord } from './ports.js';
 
 /**
  * How a request to a cluster's API server authenticates: a fixed bearer token
@@ -72,6 +72,7 @@ const RECORD_KEYS = [
   'auth',
   'ownership',
   'bridgeMode',
+  'apiBudget',
 ] as const;
 const AUTH_KEYS: Record<ClusterAuth['type'], readonly string[]> = {
   eks: ['type', 'clusterName', 'region', 'roleArn'],
@@ -265,6 +266,27 @@ export const parseClusterRecord = (raw: unknown): ClusterRecord => {
       problem: "must be 'watch' or 'economy'",
     });
   }
+  const apiBudget = raw.apiBudget as Partial<ApiBudget> | undefined;
+  if (apiBudget !== undefined) {
+    const { qps, burst } = apiBudget ?? {};
+    if (typeof qps !== 'number' || !(qps > 0 && qps <= 1_000)) {
+      problems.push({
+        field: 'apiBudget.qps',
+        problem: 'must be a number in (0, 1000]',
+      });
+    }
+    if (
+      typeof burst !== 'number' ||
+      !Number.isInteger(burst) ||
+      burst < 1 ||
+      burst > 10_000
+    ) {
+      problems.push({
+        field: 'apiBudget.burst',
+        problem: 'must be a whole number in 1..10000',
+      });
+    }
+  }
   if (problems.length > 0 || auth === undefined) {
     throw new InvalidClusterRecordError(
       idValid ? (id as string) : undefined,
@@ -278,5 +300,13 @@ export const parseClusterRecord = (raw: unknown): ClusterRecord => {
     auth,
     ownership: 'apps/v1',
     bridgeMode: bridgeMode as ClusterRecord['bridgeMode'],
+    ...(apiBudget === undefined
+      ? {}
+      : {
+          apiBudget: {
+            qps: apiBudget.qps as number,
+            burst: apiBudget.burst as number,
+          },
+        }),
   };
 };

@@ -225,6 +225,23 @@ export interface ClusterRecord {
   ownership: 'apps/v1';
   /** How its bridge runs: long-lived watches, or short scheduled runs. */
   bridgeMode: 'watch' | 'economy';
+  /**
+   * Requests per second (and burst) all reconcilers of the cluster share;
+   * kube-controller-manager's defaults (20, 30) when absent.
+   */
+  apiBudget?: ApiBudget;
+}
+
+/** A token bucket: `qps` tokens a second, at most `burst` saved. */
+export interface ApiBudget {
+  qps: number;
+  burst: number;
+}
+
+/** Paces a cluster's API requests across every reconciler (client QPS). */
+export interface RequestBudget {
+  /** Resolves when one more request to the cluster may be sent. */
+  acquire(cluster: string, budget: ApiBudget): Promise<void>;
 }
 
 /** The registered clusters. */

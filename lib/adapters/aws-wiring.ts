@@ -24,6 +24,7 @@ import { DynamoExpectationsStore } from './dynamodb/dynamo-expectations-store.js
 import { DynamoFailedPodBackoffStore } from './dynamodb/dynamo-failed-pod-backoff-store.js';
 import { DynamoNodeIndexStore } from './dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from './dynamodb/dynamo-ownership-store.js';
+import { DynamoRequestBudget } from './dynamodb/dynamo-request-budget.js';
 import { DynamoWorkQueueStore } from './dynamodb/dynamo-work-queue-store.js';
 import { systemClock } from './memory/system-clock.js';
 import { SqsDelayQueue } from './sqs/sqs-delay-queue.js';
@@ -78,6 +79,7 @@ export const createAwsWiring = (
   const connector = new ClusterConnector({
     sts: new STSClient(common),
     secrets,
+    budget: new DynamoRequestBudget(table),
     clock,
   });
   const connect = (record: Parameters<ClusterConnector['connect']>[0]) =>

@@ -6,8 +6,10 @@
  * kubeconfig file. TLS is always verified against the record's CA.
  */
 import type { STSClient } from '@aws-sdk/client-sts';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError } from '../errors.js';
-import type { Clock, ClusterRecord } from '../ports.js';
+import type { Clock, ClusterRecord, RequestBudget } from '../ports.js';
+import { DEFAULT_API_BUDGET } from '../runtime/request-budget.js';
 import { type EksTokenCache, eksTokenCacheFor } from './aws/eks-token.js';
 import type { SecretCredentials } from './aws/secret-credentials.js';
 import {
@@ -16,28 +18,41 @@ import {
 } from './kube/kube-config-for-cluster.js';
 import { KubeHttp } from './kube/kube-http.js';
 
+/** What a ClusterConnector is built from. */
+export interface ClusterConnectorOptions {
+  sts?: STSClient;
+  secrets?: SecretCredentials;
+  /** Paces every request to a cluster (shared per-cluster budget). */
+  budget?: RequestBudget;
+  clock: Clock;
+}
+
 /** Connects to clusters; keeps token caches across connections. */
 export class ClusterConnector {
   readonly #tokens = new Map<string, EksTokenCache>();
-  readonly #o: {
-    sts?: STSClient;
-    secrets?: SecretCredentials;
-    clock: Clock;
-  };
+  readonly #o: ClusterConnectorOptions;
 
-  constructor(options: {
-    sts?: STSClient;
-    secrets?: SecretCredentials;
-    clock: Clock;
-  }) {
+  constructor(options: ClusterConnectorOptions) {
     this.#o = options;
+  }
+
+  /** Returns a client for `kubeConfig` that spends the cluster's budget. */
+  #http(record: ClusterRecord, kubeConfig: KubeConfig): KubeHttp {
+    const { budget } = this.#o;
+    const limits = record.apiBudget ?? DEFAULT_API_BUDGET;
+    return new KubeHttp({
+      kubeConfig,
+      ...(budget
+        ? { beforeRequest: () => budget.acquire(record.id, limits) }
+        : {}),
+    });
   }
 
   /** Returns an API client for the cluster. */
   async connect(record: ClusterRecord): Promise<KubeHttp> {
     const { auth } = record;
     if (auth.type === 'kubeconfig') {
-      return new KubeHttp({ kubeConfig: kubeConfigFromFile(auth) });
+      return this.#http(record, kubeConfigFromFile(auth));
     }
     if (auth.type === 'eks') {
       const { sts, clock } = this.#o;
@@ -49,12 +64,13 @@ export class ClusterConnector {
         this.#tokens.set(record.id, tokens);
       }
       const cache = tokens;
-      return new KubeHttp({
-        kubeConfig: kubeConfigForCluster(record, {
+      return this.#http(
+        record,
+        kubeConfigForCluster(record, {
           type: 'token-source',
           token: () => cache.token(),
-        }),
-      });
+        })
+      );
     }
     if (this.#o.secrets === undefined) {
       throw new ReconcilerError(
@@ -62,8 +78,6 @@ export class ClusterConnector {
       );
     }
     const credential = await this.#o.secrets.credential(auth.secretArn);
-    return new KubeHttp({
-      kubeConfig: kubeConfigForCluster(record, credential),
-    });
+    return this.#http(record, kubeConfigForCluster(record, credential));
   }
 }

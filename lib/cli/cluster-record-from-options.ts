@@ -10,6 +10,7 @@ import {
   parseClusterRecord,
 } from '../cluster-record.js';
 import type { ClusterRecord } from '../ports.js';
+import { DEFAULT_API_BUDGET } from '../runtime/request-budget.js';
 import { CliUsageError } from './cli-usage-error.js';
 import type { AddOptions } from './parse-clusters-args.js';
 
@@ -45,6 +46,8 @@ const OPTION_OF_FIELD: Record<string, string> = {
   'auth.path': '--kubeconfig',
   'auth.context': '--context',
   bridgeMode: '--mode',
+  'apiBudget.qps': '--api-qps',
+  'apiBudget.burst': '--api-burst',
 };
 
 /** Returns why a file could not be read, without its contents. */
@@ -203,6 +206,14 @@ export const clusterRecordFromOptions = (
       auth,
       ownership: 'apps/v1',
       bridgeMode: o.mode,
+      ...(o.apiQps !== undefined || o.apiBurst !== undefined
+        ? {
+            apiBudget: {
+              qps: Number(o.apiQps ?? DEFAULT_API_BUDGET.qps),
+              burst: Number(o.apiBurst ?? DEFAULT_API_BUDGET.burst),
+            },
+          }
+        : {}),
     });
   } catch (e) {
     if (e instanceof InvalidClusterRecordError) {

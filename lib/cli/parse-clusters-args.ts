@@ -30,6 +30,9 @@ export interface AddOptions {
   mode: 'watch' | 'economy';
   /** Overwrite a record that is already registered under the id. */
   replace: boolean;
+  /** Requests per second and burst shared by all reconcilers (as given). */
+  apiQps?: string;
+  apiBurst?: string;
 }
 
 /** One parsed invocation of the CLI. */
@@ -60,6 +63,8 @@ export const CLUSTERS_USAGE = `usage: npm run clusters -- <command> [options]
 commands:
   list                       the registered clusters (id, server, auth, mode)
   add    --id ID AUTH [--mode watch|economy] [--replace]
+         [--api-qps N --api-burst N]   the cluster's shared API budget
+                                       (default 20 and 30, as kube-controller-manager)
          AUTH is one of
            --eks-cluster NAME [--eks-region R] [--role-arn ARN] --server URL CA
            --secret-arn ARN --server URL CA
@@ -100,6 +105,8 @@ const OPTIONS = {
   context: { type: 'string' },
   mode: { type: 'string' },
   replace: { type: 'boolean' },
+  'api-qps': { type: 'string' },
+  'api-burst': { type: 'string' },
   timeout: { type: 'string' },
 } as const;
 
@@ -128,6 +135,8 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
     'context',
     'mode',
     'replace',
+    'api-qps',
+    'api-burst',
   ],
   check: ['id', 'timeout'],
   remove: ['id'],
@@ -260,6 +269,8 @@ export const parseClustersArgs = (
           context: values.context,
           mode: mode as AddOptions['mode'],
           replace: values.replace ?? false,
+          ...(values['api-qps'] ? { apiQps: values['api-qps'] } : {}),
+          ...(values['api-burst'] ? { apiBurst: values['api-burst'] } : {}),
         },
       };
   }

@@ -108,6 +108,19 @@ describe('DynamoClusterRegistry', () => {
     });
   });
 
+  it('stores and reads back an API budget', async () => {
+    // Prepare
+    const { registry } = newRegistry();
+    const record = newRecord({ apiBudget: { qps: 7.5, burst: 12 } });
+    // Act
+    await registry.put(record);
+    const got = await newRegistry().registry.get(record.id);
+    // Assess
+    expect(got?.apiBudget).toEqual({ qps: 7.5, burst: 12 });
+    const item = await readItem(table, pkOf(record.id));
+    expect(item?.apiBudget?.M?.qps).toEqual({ N: '7.5' });
+  });
+
   it('stores the empty endpoint and CA of a kubeconfig record', async () => {
     // Prepare
     const { registry } = newRegistry();

@@ -23,7 +23,7 @@ import {
   parseClusterRecord,
 } from '../../cluster-record.js';
 import type { Clock, ClusterRecord, ClusterRegistry } from '../../ports.js';
-import { callDynamo, type Item, str } from './dynamo-call.js';
+import { callDynamo, type Item, num, str } from './dynamo-call.js';
 import { KeyPrefix, PARTITION_KEY, partitionKey } from './table-schema.js';
 
 /** The attribute that tells registry items from state items. */
@@ -39,6 +39,7 @@ export const CLUSTER_CACHE_TTL_MS = 60_000;
 /** Returns a plain value as an attribute value (strings and maps only). */
 const marshal = (v: unknown): AttributeValue => {
   if (typeof v === 'string') return str(v);
+  if (typeof v === 'number') return num(v);
   const entries = Object.entries(v as Record<string, unknown>).filter(
     ([, x]) => x !== undefined
   );
@@ -51,6 +52,7 @@ const marshal = (v: unknown): AttributeValue => {
  */
 const unmarshal = (v: AttributeValue): unknown => {
   if (v.S !== undefined) return v.S;
+  if (v.N !== undefined) return Number(v.N);
   if (v.M !== undefined) {
     return Object.fromEntries(
       Object.entries(v.M).map(([k, x]) => [k, unmarshal(x)])

@@ -50,14 +50,18 @@ export class KubeHttp {
   readonly #kubeConfig: KubeConfig;
   readonly #server: URL;
   readonly #timeoutMs: number;
+  readonly #beforeRequest: (() => Promise<void>) | undefined;
   #agent: https.Agent | undefined;
 
   constructor({
     kubeConfig,
     timeoutMs = 30_000,
+    beforeRequest,
   }: {
     kubeConfig: KubeConfig;
     timeoutMs?: number;
+    /** Awaited before every request and watch (the cluster's API budget). */
+    beforeRequest?: () => Promise<void>;
   }) {
     const cluster = kubeConfig.getCurrentCluster();
     if (cluster === null) {
@@ -76,6 +80,7 @@ export class KubeHttp {
       );
     }
     this.#timeoutMs = timeoutMs;
+    this.#beforeRequest = beforeRequest;
   }
 
   /** Closes idle connections. */
@@ -123,6 +128,7 @@ export class KubeHttp {
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
+    await this.#beforeRequest?.();
     const base = await this.#options();
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
@@ -189,6 +195,7 @@ export class KubeHttp {
     for (const [k, v] of Object.entries({ ...query, watch: true })) {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
+    await this.#beforeRequest?.();
     const base = await this.#options();
     this.stats.requests++;
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {

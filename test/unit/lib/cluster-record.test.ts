@@ -98,6 +98,25 @@ describe('parseClusterRecord', () => {
     expect(parsed).not.toBe(raw);
   });
 
+  it.each([
+    { apiBudget: { qps: 0, burst: 10 }, field: 'apiBudget.qps' },
+    { apiBudget: { qps: 5, burst: 1.5 }, field: 'apiBudget.burst' },
+    { apiBudget: { qps: '5', burst: 10 }, field: 'apiBudget.qps' },
+  ])('refuses an API budget with a bad $field', ({ apiBudget, field }) => {
+    // Act / Assess
+    expect(
+      thrown(() => parseClusterRecord(record({ apiBudget }))).fields
+    ).toEqual([field]);
+  });
+
+  it('keeps a valid API budget', () => {
+    // Act / Assess
+    expect(
+      parseClusterRecord(record({ apiBudget: { qps: 50, burst: 100 } }))
+        .apiBudget
+    ).toEqual({ qps: 50, burst: 100 });
+  });
+
   it('accepts a kubeconfig record with an empty endpoint and CA', () => {
     // Prepare
     const raw = record({

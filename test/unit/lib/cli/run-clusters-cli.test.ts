@@ -66,6 +66,26 @@ describe('runClustersCli', () => {
   });
 
   describe('add, list and remove', () => {
+    it('stores the API budget given with --api-qps and --api-burst', async () => {
+      // Act
+      const added = await addLocal(
+        'budgeted',
+        '--api-qps',
+        '50',
+        '--api-burst',
+        '80'
+      );
+      const refused = await addLocal('bad', '--api-qps', '0');
+      // Assess
+      expect(added.exitCode).toBe(0);
+      expect((await registry.get('budgeted'))?.apiBudget).toEqual({
+        qps: 50,
+        burst: 80,
+      });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain('--api-qps');
+    });
+
     it('adds a cluster, lists it and removes it', async () => {
       // Act
       const added = await addLocal('local', '--mode', 'economy');
