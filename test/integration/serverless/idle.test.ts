@@ -90,3 +90,32 @@ describe('serverless runtime: idle in economy mode', () => {
     expect(idle.timers).toBe(0);
   });
 });
+
+describe('serverless runtime: periodic resync', () => {
+  const bed = new E2eScenario('sls-resync');
+
+  beforeAll(() =>
+    bed.open({
+      nodes: 2,
+      stack: { bridgeWatchSeconds: 20, bridgeResyncSeconds: 3 },
+    })
+  );
+  afterAll(() => bed.close());
+
+  it('queues every DaemonSet again each resync period while nothing changes', async () => {
+    // Prepare
+    const { stack, admin, ns } = bed;
+    await createAgentDaemonSet(admin, ns, bed.selector);
+    await eventually('convergence', () => isConverged(admin, ns, bed.nodes));
+    await waitUntilQuiet(stack, bed.key(), QUIET_MS);
+    const before = stack.reconcilePoller.invocations.length;
+    // Act: idle for three resync periods.
+    await sleep(10_000);
+    // Assess
+    const resynced = stack.reconcilePoller.invocations
+      .slice(before)
+      .flatMap((i) => i.records.map((r) => r.body))
+      .filter((key) => key === bed.key());
+    expect(resynced.length).toBeGreaterThanOrEqual(2);
+  });
+});

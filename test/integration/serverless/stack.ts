@@ -44,6 +44,12 @@ export interface StackOptions {
   bridgeMode?: 'watch' | 'economy';
   /** Lease of a bridge that died without releasing it (default 4 s). */
   leaseTtlMs?: number;
+  /** How often every DaemonSet is queued again (default 1 h). */
+  bridgeResyncSeconds?: number;
+  /** The emulators (default: the test project's, via `inject`). */
+  endpoints?: { dynamodb: string; sqs: string };
+  /** Where the product's own clients go (default: `endpoints`; benches count calls through proxies). */
+  productEndpoints?: { dynamodb: string; sqs: string };
 }
 
 /** A running stack; `stop()` leaves nothing behind but the table rows. */
@@ -74,7 +80,7 @@ export class ServerlessStack {
   }
 
   async #setUp(): Promise<void> {
-    const endpoints = {
+    const endpoints = this.#o.endpoints ?? {
       dynamodb: inject('dynamodbEndpoint'),
       sqs: inject('sqsEndpoint'),
     };
@@ -90,10 +96,10 @@ export class ServerlessStack {
       logLevel: 'WARN',
       bridgeWatchSeconds: this.#o.bridgeWatchSeconds ?? 20,
       bridgeEconomySeconds: 10,
-      bridgeResyncSeconds: 3_600,
+      bridgeResyncSeconds: this.#o.bridgeResyncSeconds ?? 3_600,
     };
     this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
-      endpoints,
+      endpoints: this.#o.productEndpoints ?? endpoints,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     });

@@ -1,0 +1,91 @@
+/**
+ * The benchmarks behind the closing note, run outside the test suite (see
+ * run.ts): each suite starts its own test bed, measures, stops it, and the
+ * Markdown report goes to stdout (progress lines too).
+ *
+ *   --suite reads,converge      which suites (default both)
+ *   --read-nodes 100,1000       node counts of measurement 1
+ *   --syncs 20                  measured syncs per reader and node count
+ *   --neighbours 1              other DaemonSets in the measured namespace
+ *   --batch 100                 nodes created per parallel batch
+ *   --converge-nodes 5,100      node counts of the serverless stack
+ *   --upstream-nodes 5,100      node counts of upstream's controller
+ *   --upstream-qps 20,1000      upstream's --kube-api-qps (20 is its default)
+ *   --repeats 3                 runs per node count and controller
+ */
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { runConvergeBench } from './converge-report.js';
+import { say, seconds } from './markdown.js';
+import { runSyncReadsBench } from './sync-reads.js';
+
+// The reconcile handler flushes Powertools metrics as EMF lines to stdout,
+// which would drown the report; the bench counts syncs itself.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const { values } = parseArgs({
+  options: {
+    suite: { type: 'string', default: 'reads,converge' },
+    'read-nodes': { type: 'string', default: '100,1000' },
+    syncs: { type: 'string', default: '20' },
+    neighbours: { type: 'string', default: '1' },
+    batch: { type: 'string', default: '100' },
+    'converge-nodes': { type: 'string', default: '5,100' },
+    'upstream-nodes': { type: 'string', default: '5,100' },
+    'upstream-qps': { type: 'string', default: '20,1000' },
+    repeats: { type: 'string', default: '3' },
+  },
+});
+
+const numbers = (s: string) =>
+  s
+    .split(',')
+    .filter((x) => x !== '')
+    .map((x) => {
+      const n = Number(x);
+      if (!Number.isInteger(n) || n < 0) throw new Error(`not a count: ${x}`);
+      return n;
+    });
+
+const suites = new Set(values.suite.split(','));
+const sections: string[] = [];
+const walls: [string, number][] = [];
+const timed = async (name: string, run: () => Promise<string>) => {
+  const t0 = Date.now();
+  sections.push(await run());
+  walls.push([name, Date.now() - t0]);
+};
+
+const machine = `${cpus().length} CPUs, load average at start ${loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ')}, Node ${process.version}`;
+if (suites.has('reads')) {
+  await timed('reads', () =>
+    runSyncReadsBench({
+      nodeCounts: numbers(values['read-nodes']),
+      syncs: Number(values.syncs),
+      neighbours: Number(values.neighbours),
+      batchSize: Number(values.batch),
+    })
+  );
+}
+if (suites.has('converge')) {
+  await timed('converge', () =>
+    runConvergeBench({
+      serverlessNodes: numbers(values['converge-nodes']),
+      upstreamNodes: numbers(values['upstream-nodes']),
+      upstreamQps: numbers(values['upstream-qps']),
+      repeats: Number(values.repeats),
+    })
+  );
+}
+say('');
+say(`## Benchmarks (${new Date().toISOString()}; ${machine})`);
+say('');
+say(sections.join('\n\n'));
+say('');
+say(
+  `Wall time: ${walls.map(([n, ms]) => `${n} ${seconds(ms)} s`).join(', ')}.`
+);
+// Keep-alive sockets of SDK clients may hold the loop open.
+process.exit(0);

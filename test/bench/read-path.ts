@@ -1,0 +1,111 @@
+/**
+ * The two read paths measurement 1 compares, and how one sync over either is
+ * measured: the product's (SyncSnapshotReader over KubeClusterReader, as
+ * lib/runtime/reconciler.ts builds it) and the naive one
+ * (NaiveClusterReader: every read live, pods listed namespace-wide).
+ */
+import { performance } from 'node:perf_hooks';
+import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
+import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
+import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import type { Logger } from '#lib/ports.js';
+import { kubePorts } from '#lib/runtime/cluster-sessions.js';
+import { SyncSnapshotReader } from '#lib/runtime/sync-snapshot-reader.js';
+import type { SyncDeps } from '#lib/sync/context.js';
+import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
+import { NaiveClusterReader } from './naive-cluster-reader.js';
+
+/** Which read path a sync uses: the product's, or the naive one. */
+export type ReaderKind = 'snapshot' | 'naive';
+
+/** What one measured call cost. */
+export interface Sample {
+  requests: number;
+  bytesRead: number;
+  bytesWritten: number;
+  ms: number;
+}
+
+/** Returns a Logger that collects warnings and errors into `problems`. */
+export const collectingLogger = (problems: string[]): Logger => ({
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m, f) => problems.push(`warn: ${m} ${JSON.stringify(f ?? {})}`),
+  error: (m, f) => problems.push(`error: ${m} ${JSON.stringify(f ?? {})}`),
+});
+
+/**
+ * Returns the ports of one sync as lib/runtime/reconciler.ts builds them,
+ * with fresh (satisfied) in-memory expectations, so every sync runs the full
+ * manage → rolling update → history → status path.
+ */
+export const syncDeps = (
+  http: KubeHttp,
+  kind: ReaderKind,
+  logger: Logger
+): SyncDeps => {
+  const ports = kubePorts(
+    http,
+    {
+      expectations: new MemoryExpectationsStore({ clock: systemClock }),
+      failedPodBackoff: new MemoryBackoffStore(),
+      clock: systemClock,
+    },
+    logger
+  );
+  const reader =
+    kind === 'snapshot'
+      ? new SyncSnapshotReader(ports.reader)
+      : new NaiveClusterReader({ http });
+  return { ...ports, reader, logger };
+};
+
+/** Returns what `act` cost on `http`. */
+export const measure = async (
+  http: KubeHttp,
+  act: () => Promise<unknown>
+): Promise<Sample> => {
+  const before = { ...http.stats };
+  const t0 = performance.now();
+  await act();
+  const ms = performance.now() - t0;
+  return {
+    requests: http.stats.requests - before.requests,
+    bytesRead: http.stats.bytesRead - before.bytesRead,
+    bytesWritten: http.stats.bytesWritten - before.bytesWritten,
+    ms,
+  };
+};
+
+/** Returns what one sync of `key` over the given read path cost. */
+export const measureSync = (
+  http: KubeHttp,
+  key: string,
+  kind: ReaderKind,
+  logger: Logger
+): Promise<Sample> =>
+  measure(http, () => syncDaemonSet(key, syncDeps(http, kind, logger)));
+
+/** Returns what each single read a sync makes costs, once each. */
+export const measureEachRead = async (
+  http: KubeHttp,
+  namespace: string,
+  name: string
+): Promise<[string, Sample][]> => {
+  const kube = new KubeClusterReader({ http });
+  const naive = new NaiveClusterReader({ http });
+  const ds = await kube.getDaemonSet(namespace, name);
+  if (ds === undefined) throw new Error(`${namespace}/${name} not found`);
+  const reads: [string, () => Promise<unknown>][] = [
+    ['GET DaemonSet', () => kube.getDaemonSet(namespace, name)],
+    ['list nodes', () => kube.listNodes()],
+    ['list pods by selector', () => kube.listPods(namespace, ds)],
+    ['list pods of namespace', () => naive.listPods(namespace)],
+    ['list ControllerRevisions', () => kube.listControllerRevisions(namespace)],
+  ];
+  const out: [string, Sample][] = [];
+  for (const [what, read] of reads) out.push([what, await measure(http, read)]);
+  return out;
+};

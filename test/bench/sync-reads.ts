@@ -1,0 +1,212 @@
+/**
+ * Measurement 1: what one sync of a converged DaemonSet reads from the API
+ * server, and how long it takes, at growing node counts — through the
+ * product's read path and through a naive one (read-path.ts). Neighbour
+ * DaemonSets in the same namespace give the namespace-wide pod list the
+ * pods it would read in a real cluster's kube-system.
+ */
+import { createNamespace } from '../testbed/kube-fixtures.js';
+import { createNodesInBatches, startBenchTestbed } from './bench-testbed.js';
+import {
+  fixed,
+  kib,
+  markdownTable,
+  mean,
+  percentile,
+  say,
+} from './markdown.js';
+import {
+  collectingLogger,
+  measureEachRead,
+  measureSync,
+  type ReaderKind,
+  type Sample,
+} from './read-path.js';
+import { convergeAll, createDaemonSets } from './reads-setup.js';
+
+/** Knobs of measurement 1. */
+export interface SyncReadsOptions {
+  /** Node counts to measure at, ascending (nodes are added, never removed). */
+  nodeCounts: number[];
+  /** Measured syncs per reader and node count. */
+  syncs: number;
+  /** Other DaemonSets on every node in the measured one's namespace. */
+  neighbours: number;
+  /** Nodes created per parallel batch. */
+  batchSize: number;
+}
+
+const CLUSTER = 'bench';
+const NS = 'bench-reads';
+const KEY = `${CLUSTER}/${NS}/agent`;
+const KINDS = ['snapshot', 'naive'] as const;
+
+type Row = (string | number)[];
+
+const meanRange = (values: readonly number[], f: (n: number) => string) =>
+  `${f(mean(values))} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+
+const msAt = (s: readonly Sample[], p: number) =>
+  fixed(
+    percentile(
+      s.map((x) => x.ms),
+      p
+    )
+  );
+
+/** Returns the rows of one node count: per reader, and naive ÷ snapshot. */
+const summarise = (
+  nodes: number,
+  pods: number,
+  samples: Record<ReaderKind, Sample[]>
+): { rows: Row[]; ratio: Row } => {
+  const rows = KINDS.map((kind) => {
+    const s = samples[kind];
+    return [
+      nodes,
+      pods,
+      kind,
+      s.length,
+      meanRange(
+        s.map((x) => x.requests),
+        (n) => fixed(n)
+      ),
+      meanRange(
+        s.map((x) => x.bytesRead),
+        kib
+      ),
+      s.reduce((a, x) => a + x.bytesWritten, 0),
+      msAt(s, 50),
+      msAt(s, 95),
+    ];
+  });
+  const by = (f: (s: Sample[]) => number) =>
+    fixed(f(samples.naive) / f(samples.snapshot), 2);
+  const ratio = [
+    nodes,
+    by((s) => mean(s.map((x) => x.requests))),
+    by((s) => mean(s.map((x) => x.bytesRead))),
+    by((s) =>
+      percentile(
+        s.map((x) => x.ms),
+        50
+      )
+    ),
+  ];
+  return { rows, ratio };
+};
+
+/** Runs measurement 1 on its own test bed; returns the Markdown report. */
+export const runSyncReadsBench = async (
+  o: SyncReadsOptions
+): Promise<string> => {
+  const testbed = await startBenchTestbed({ aws: false });
+  say(`reads: test bed up in ${testbed.startMs} ms`);
+  const { admin } = testbed;
+  const http = testbed.controlPlane.http();
+  const problems: string[] = [];
+  const logger = collectingLogger(problems);
+  const setupRows: Row[] = [];
+  const rows: Row[] = [];
+  const ratioRows: Row[] = [];
+  const readRows: Row[] = [];
+  try {
+    await createNamespace(admin, NS);
+    const names = await createDaemonSets(admin, NS, o.neighbours);
+    const nodes: string[] = [];
+    for (const target of o.nodeCounts) {
+      const added = target - nodes.length;
+      const t0 = Date.now();
+      nodes.push(
+        ...(await createNodesInBatches(
+          admin,
+          added,
+          { prefix: `reads-${target}-` },
+          o.batchSize
+        ))
+      );
+      const nodesMs = Date.now() - t0;
+      say(`reads: ${added} nodes added, Ready in ${nodesMs} ms`);
+      const conv = await convergeAll(
+        { admin, http, cluster: CLUSTER, ns: NS, names, nodeCount: target },
+        logger
+      );
+      say(`reads: converged in ${conv.ms} ms (${conv.rounds} rounds)`);
+      const pods = target * names.length;
+      setupRows.push([target, added, nodesMs, conv.ms, conv.rounds, pods]);
+      const samples: Record<ReaderKind, Sample[]> = { snapshot: [], naive: [] };
+      // One unrecorded sync each warms connections; then the two readers
+      // alternate, so drift in machine load hits both alike.
+      for (const kind of KINDS) await measureSync(http, KEY, kind, logger);
+      for (let i = 0; i < o.syncs; i++) {
+        for (const kind of KINDS) {
+          samples[kind].push(await measureSync(http, KEY, kind, logger));
+        }
+      }
+      const summary = summarise(target, pods, samples);
+      rows.push(...summary.rows);
+      ratioRows.push(summary.ratio);
+      for (const [what, s] of await measureEachRead(http, NS, 'agent')) {
+        readRows.push([target, what, s.requests, kib(s.bytesRead)]);
+      }
+    }
+  } finally {
+    http.close();
+    await testbed.stop();
+  }
+  return [
+    '### 1. API reads per sync of a converged DaemonSet',
+    '',
+    `The namespace holds the measured DaemonSet and ${o.neighbours} neighbour DaemonSet(s), each on every node. Bytes are response bodies as received (KubeHttp.stats; the client asks for no compression). Per-sync values: mean (min–max) over ${o.syncs} syncs per reader, readers alternating; every sync is a steady-state one (no pod or status writes).`,
+    '',
+    markdownTable(
+      [
+        'nodes',
+        'pods in ns',
+        'reader',
+        'syncs',
+        'API requests/sync',
+        'KiB read/sync',
+        'bytes written (all syncs)',
+        'p50 ms',
+        'p95 ms',
+      ],
+      rows
+    ),
+    '',
+    markdownTable(
+      [
+        'nodes',
+        'requests naive÷snapshot',
+        'bytes naive÷snapshot',
+        'p50 naive÷snapshot',
+      ],
+      ratioRows
+    ),
+    '',
+    'Each read once (500 items per page):',
+    '',
+    markdownTable(['nodes', 'read', 'requests', 'KiB'], readRows),
+    '',
+    'Test bed for measurement 1:',
+    '',
+    markdownTable(
+      [
+        'nodes',
+        'nodes added',
+        'node creation ms',
+        'set-up convergence ms',
+        'set-up sync rounds',
+        'pods',
+      ],
+      setupRows
+    ),
+    ...(problems.length > 0
+      ? [
+          '',
+          `Warnings logged during syncs (${problems.length}):`,
+          ...problems.slice(0, 10),
+        ]
+      : []),
+  ].join('\n');
+};
