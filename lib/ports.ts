@@ -227,7 +227,7 @@ export interface ClusterRecord {
   bridgeMode: 'watch' | 'economy';
   /**
    * Requests per second (and burst) all reconcilers of the cluster share;
-   * kube-controller-manager's defaults (20, 30) when absent.
+   * DEFAULT_API_BUDGET (50, 100) when absent.
    */
   apiBudget?: ApiBudget;
 }

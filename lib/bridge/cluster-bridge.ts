@@ -18,17 +18,8 @@ import type {
   NodeIndexStore,
   WorkQueue,
 } from '../ports.js';
-import * as handlers from '../reconcile/event-keys.js';
-import * as resumed from '../reconcile/event-keys-resumed.js';
-import type {
-  ControllerRevision,
-  DaemonSet,
-  KubeObject,
-  Node,
-  Pod,
-} from '../reconcile/types.js';
-import { applyEventKeys } from './apply-event-keys.js';
-import { DaemonSetView } from './daemon-set-view.js';
+import type { KubeObject } from '../reconcile/types.js';
+import { ClusterEvents, PATHS, type Resource } from './cluster-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
 
 /** A dead bridge's cluster is taken over within this time. */
@@ -37,15 +28,6 @@ export const LEASE_TTL_MS = 60_000;
 const CHECKPOINT_EVERY_MS = 10_000;
 /** Economy mode stops once every watch has been silent this long. */
 const QUIET_MS = 1_500;
-
-const PATHS = {
-  daemonSets: '/apis/apps/v1/daemonsets',
-  pods: '/api/v1/pods',
-  nodes: '/api/v1/nodes',
-  revisions: '/apis/apps/v1/controllerrevisions',
-} as const;
-type Resource = keyof typeof PATHS;
-type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** What one cluster's bridge needs. */
 export interface ClusterBridgeDeps {
@@ -114,16 +96,14 @@ class BridgeRun {
   readonly abort = new AbortController();
   readonly #d: ClusterBridgeDeps;
   readonly #o: ClusterBridgeOptions;
-  readonly #view: DaemonSetView;
-  #index = new Map<string, resumed.NodeFacts>();
-  #indexDirty = false;
+  readonly #events: ClusterEvents;
   #lastResyncMs = 0;
   readonly #watches = {} as Record<Resource, ResourceWatch<KubeObject>>;
 
   constructor(deps: ClusterBridgeDeps, opts: ClusterBridgeOptions) {
     this.#d = deps;
     this.#o = opts;
-    this.#view = new DaemonSetView(deps.cluster);
+    this.#events = new ClusterEvents(deps);
     opts.signal?.addEventListener('abort', () => this.abort.abort(), {
       once: true,
     });
@@ -133,153 +113,26 @@ class BridgeRun {
     return Object.values(this.#watches).reduce((n, w) => n + w.events, 0);
   }
 
-  async #apply(out: handlers.EventKeys): Promise<void> {
-    await applyEventKeys(out, this.#d);
-  }
-
-  async #enqueueAll(): Promise<void> {
-    for (const key of this.#view.keys()) await this.#d.queue.add(key);
-  }
-
-  async #currentVersion(resource: Resource): Promise<string> {
-    const page = await this.#d.http.request<{
-      metadata?: { resourceVersion?: string };
-    }>(`list ${resource}`, 'GET', PATHS[resource], { query: { limit: 1 } });
-    return page.metadata?.resourceVersion ?? '';
-  }
-
-  /** Lists DaemonSets; DaemonSets gone meanwhile are handled as deleted. */
-  async #relistDaemonSets(): Promise<string> {
-    const { items, resourceVersion } =
-      await this.#d.http.listWithVersion<DaemonSet>(
-        'list daemonsets',
-        PATHS.daemonSets
-      );
-    for (const gone of this.#view.reset(items)) {
-      await this.#apply(handlers.deleteDaemonset(this.#view.view(), gone));
-    }
-    return resourceVersion;
-  }
-
-  /**
-   * Lists nodes and handles every difference from the index as an event
-   * (`wake` false: only rebuild the index, when every key is queued anyway).
-   */
-  async #relistNodes(wake = true): Promise<string> {
-    const { items, resourceVersion } = await this.#d.http.listWithVersion<Node>(
-      'list nodes',
-      PATHS.nodes
-    );
-    const seen = new Set<string>();
-    for (const node of items) {
-      seen.add(node.metadata?.name ?? '');
-      await this.#onNode('MODIFIED', node, wake);
-    }
-    for (const name of [...this.#index.keys()]) {
-      if (!seen.has(name)) this.#forgetNode(name);
-    }
-    return resourceVersion;
-  }
-
-  #forgetNode(name: string): void {
-    this.#indexDirty = this.#index.delete(name) || this.#indexDirty;
-  }
-
-  async #onNode(type: EventType, node: Node, wake = true): Promise<void> {
-    const name = node.metadata?.name ?? '';
-    if (type === 'DELETED') return this.#forgetNode(name);
-    const old = this.#index.get(name);
-    if (wake) {
-      await this.#apply(
-        resumed.updateNodeResumed(this.#view.view(), old, node)
-      );
-    }
-    const facts = resumed.nodeFactsOf(node);
-    if (JSON.stringify(old) !== JSON.stringify(facts)) {
-      this.#index.set(name, facts);
-      this.#indexDirty = true;
-    }
-  }
-
-  async #onDaemonSet(type: EventType, ds: DaemonSet): Promise<void> {
-    const old = this.#view.get(ds);
-    if (type === 'DELETED') {
-      this.#view.remove(ds);
-      return this.#apply(handlers.deleteDaemonset(this.#view.view(), ds));
-    }
-    this.#view.put(ds);
-    const view = this.#view.view();
-    await this.#apply(
-      old
-        ? handlers.updateDaemonset(view, old, ds)
-        : handlers.addDaemonset(view, ds)
-    );
-  }
-
-  async #onPod(type: EventType, pod: Pod): Promise<void> {
-    const view = this.#view.view();
-    if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod));
-    if (type === 'DELETED') return this.#apply(handlers.deletePod(view, pod));
-    return this.#apply(resumed.updatePodResumed(view, pod));
-  }
-
-  async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {
-    const view = this.#view.view();
-    if (type === 'ADDED') return this.#apply(handlers.addHistory(view, rev));
-    if (type === 'DELETED') {
-      return this.#apply(handlers.deleteHistory(view, rev));
-    }
-    return this.#apply(resumed.updateHistoryResumed(view, rev));
-  }
-
-  /** Pods missed during a gap: their expectations can no longer be met. */
-  async #podsGone(): Promise<string> {
-    for (const key of this.#view.keys()) {
-      await this.#d.expectations.deleteExpectations(key);
-    }
-    await this.#enqueueAll();
-    return this.#currentVersion('pods');
-  }
-
   async start(stored: Readonly<Record<string, string>>): Promise<void> {
-    const listedVersion = await this.#relistDaemonSets();
-    this.#index = await this.#d.nodeIndex.load(this.#d.cluster);
+    const events = this.#events;
+    const listedVersion = await events.relistDaemonSets();
+    events.useIndex(await this.#d.nodeIndex.load(this.#d.cluster));
     const firstRun = stored.daemonSets === undefined;
-    const hasIndex = stored.nodes !== undefined && this.#index.size > 0;
+    const hasIndex = stored.nodes !== undefined && events.hasIndex();
     const versions: Record<Resource, string> = {
       daemonSets: stored.daemonSets ?? listedVersion,
-      pods: stored.pods ?? (await this.#currentVersion('pods')),
-      revisions: stored.revisions ?? (await this.#currentVersion('revisions')),
+      pods: stored.pods ?? (await events.currentVersion('pods')),
+      revisions: stored.revisions ?? (await events.currentVersion('revisions')),
       nodes: hasIndex
         ? (stored.nodes ?? '')
-        : await this.#relistNodes(!firstRun),
+        : await events.relistNodes(!firstRun),
     };
     const now = this.#d.clock.now();
     this.#lastResyncMs = firstRun ? now : Number(stored.resyncAtMs ?? 0);
     if (firstRun || now - this.#lastResyncMs >= this.#o.resyncEveryMs) {
       this.#lastResyncMs = now;
-      await this.#enqueueAll();
+      await events.enqueueAll();
     }
-    const on = {
-      daemonSets: (t: EventType, o: KubeObject) => this.#onDaemonSet(t, o),
-      pods: (t: EventType, o: KubeObject) => this.#onPod(t, o),
-      nodes: (t: EventType, o: KubeObject) => this.#onNode(t, o),
-      revisions: (t: EventType, o: KubeObject) =>
-        this.#onRevision(t, o as ControllerRevision),
-    };
-    const gone = {
-      daemonSets: async () => {
-        const rv = await this.#relistDaemonSets();
-        await this.#enqueueAll();
-        return rv;
-      },
-      pods: () => this.#podsGone(),
-      nodes: () => this.#relistNodes(),
-      revisions: async () => {
-        await this.#enqueueAll();
-        return this.#currentVersion('revisions');
-      },
-    };
     for (const r of Object.keys(PATHS) as Resource[]) {
       this.#watches[r] = new ResourceWatch<KubeObject>(
         {
@@ -291,8 +144,8 @@ class BridgeRun {
               { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
               signal
             ),
-          onEvent: on[r],
-          onGone: gone[r],
+          onEvent: (type, obj) => events.onEvent(r, type, obj),
+          onGone: () => events.onGone(r),
           clock: this.#d.clock,
           logger: this.#d.logger,
         },
@@ -341,14 +194,14 @@ class BridgeRun {
   async #resyncIfDue(now: number): Promise<void> {
     if (now - this.#lastResyncMs < this.#o.resyncEveryMs) return;
     this.#lastResyncMs = now;
-    await this.#enqueueAll();
+    await this.#events.enqueueAll();
   }
 
   /** Stores the node index (if changed), then the resourceVersions. */
   async checkpoint(): Promise<void> {
-    if (this.#indexDirty) {
-      await this.#d.nodeIndex.save(this.#d.cluster, this.#index);
-      this.#indexDirty = false;
+    const index = this.#events.takeChangedIndex();
+    if (index !== undefined) {
+      await this.#d.nodeIndex.save(this.#d.cluster, index);
     }
     const versions: Record<string, string> = {
       resyncAtMs: String(this.#lastResyncMs),

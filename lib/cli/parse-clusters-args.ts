@@ -64,7 +64,7 @@ commands:
   list                       the registered clusters (id, server, auth, mode)
   add    --id ID AUTH [--mode watch|economy] [--replace]
          [--api-qps N --api-burst N]   the cluster's shared API budget
-                                       (default 20 and 30, as kube-controller-manager)
+                                       (default 50 and 100)
          AUTH is one of
            --eks-cluster NAME [--eks-region R] [--role-arn ARN] --server URL CA
            --secret-arn ARN --server URL CA

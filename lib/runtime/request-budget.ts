@@ -1,13 +1,18 @@
 /**
  * The per-cluster API budget, client-go's token bucket (flowcontrol
- * `NewTokenBucketRateLimiter(qps, burst)`, kube-controller-manager's
- * `--kube-api-qps 20 --kube-api-burst 30`), as pure arithmetic over a stored
+ * `NewTokenBucketRateLimiter(qps, burst)`, as kube-controller-manager's
+ * `--kube-api-qps` / `--kube-api-burst`), as pure arithmetic over a stored
  * bucket, so every reconciler of a cluster can share one bucket in DynamoDB.
  */
 import type { ApiBudget } from '../ports.js';
 
-/** kube-controller-manager's client defaults. */
-export const DEFAULT_API_BUDGET: ApiBudget = { qps: 20, burst: 30 };
+/**
+ * The default budget: above kube-controller-manager's 20 qps / burst 30
+ * because a sync here also reads (a DaemonSet GET, a node and a pod list,
+ * served from the API server's watch cache) where upstream reads its own
+ * informer cache: a 100-node create makes about 400 requests here.
+ */
+export const DEFAULT_API_BUDGET: ApiBudget = { qps: 50, burst: 100 };
 
 /** A stored bucket: tokens left at `atMs`. */
 export interface TokenBucket {

@@ -1,0 +1,212 @@
+/**
+ * What the bridge does with the events of one cluster: upstream's handlers
+ * applied to each event (keys queued, expectations lowered), against the
+ * DaemonSet list and the node index it keeps; and the repairs after a 410
+ * Gone (relist and diff DaemonSets and nodes; for pods, whose changes cannot
+ * be diffed without a cache, drop every expectation and queue every
+ * DaemonSet).
+ */
+import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import type { ExpectationsStore, WorkQueue } from '../ports.js';
+import * as handlers from '../reconcile/event-keys.js';
+import * as resumed from '../reconcile/event-keys-resumed.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  KubeObject,
+  Node,
+  Pod,
+} from '../reconcile/types.js';
+import { applyEventKeys } from './apply-event-keys.js';
+import { DaemonSetView } from './daemon-set-view.js';
+
+/** The collections the bridge watches. */
+export const PATHS = {
+  daemonSets: '/apis/apps/v1/daemonsets',
+  pods: '/api/v1/pods',
+  nodes: '/api/v1/nodes',
+  revisions: '/apis/apps/v1/controllerrevisions',
+} as const;
+export type Resource = keyof typeof PATHS;
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** The event handling of one cluster's bridge run. */
+export class ClusterEvents {
+  readonly #view: DaemonSetView;
+  #index = new Map<string, resumed.NodeFacts>();
+  #indexDirty = false;
+  readonly #d: {
+    http: KubeHttp;
+    queue: WorkQueue;
+    expectations: ExpectationsStore;
+  };
+
+  constructor(deps: {
+    cluster: string;
+    http: KubeHttp;
+    queue: WorkQueue;
+    expectations: ExpectationsStore;
+  }) {
+    this.#d = deps;
+    this.#view = new DaemonSetView(deps.cluster);
+  }
+
+  /** Starts from a stored node index. */
+  useIndex(index: Map<string, resumed.NodeFacts>): void {
+    this.#index = index;
+  }
+
+  /** Returns the node index if it changed since the last call. */
+  takeChangedIndex(): ReadonlyMap<string, resumed.NodeFacts> | undefined {
+    if (!this.#indexDirty) return undefined;
+    this.#indexDirty = false;
+    return this.#index;
+  }
+
+  /** Returns whether the index holds any node. */
+  hasIndex(): boolean {
+    return this.#index.size > 0;
+  }
+
+  /** Handles one event of `resource`. */
+  onEvent(resource: Resource, type: EventType, obj: KubeObject): Promise<void> {
+    switch (resource) {
+      case 'daemonSets':
+        return this.#onDaemonSet(type, obj);
+      case 'pods':
+        return this.#onPod(type, obj);
+      case 'nodes':
+        return this.#onNode(type, obj);
+      case 'revisions':
+        return this.#onRevision(type, obj as ControllerRevision);
+    }
+  }
+
+  /** Repairs after a 410 on `resource`; returns where to resume. */
+  async onGone(resource: Resource): Promise<string> {
+    switch (resource) {
+      case 'daemonSets': {
+        const rv = await this.relistDaemonSets();
+        await this.enqueueAll();
+        return rv;
+      }
+      case 'pods':
+        return this.#podsGone();
+      case 'nodes':
+        return this.relistNodes();
+      case 'revisions':
+        await this.enqueueAll();
+        return this.currentVersion('revisions');
+    }
+  }
+
+  async #apply(out: handlers.EventKeys): Promise<void> {
+    await applyEventKeys(out, this.#d);
+  }
+
+  /** Queues every DaemonSet of the cluster. */
+  async enqueueAll(): Promise<void> {
+    for (const key of this.#view.keys()) await this.#d.queue.add(key);
+  }
+
+  /** Returns the collection's current resourceVersion (a one-item list). */
+  async currentVersion(resource: Resource): Promise<string> {
+    const page = await this.#d.http.request<{
+      metadata?: { resourceVersion?: string };
+    }>(`list ${resource}`, 'GET', PATHS[resource], { query: { limit: 1 } });
+    return page.metadata?.resourceVersion ?? '';
+  }
+
+  /** Lists DaemonSets; DaemonSets gone meanwhile are handled as deleted. */
+  async relistDaemonSets(): Promise<string> {
+    const { items, resourceVersion } =
+      await this.#d.http.listWithVersion<DaemonSet>(
+        'list daemonsets',
+        PATHS.daemonSets
+      );
+    for (const gone of this.#view.reset(items)) {
+      await this.#apply(handlers.deleteDaemonset(this.#view.view(), gone));
+    }
+    return resourceVersion;
+  }
+
+  /**
+   * Lists nodes and handles every difference from the index as an event
+   * (`wake` false: only rebuild the index, when every key is queued anyway).
+   */
+  async relistNodes(wake = true): Promise<string> {
+    const { items, resourceVersion } = await this.#d.http.listWithVersion<Node>(
+      'list nodes',
+      PATHS.nodes
+    );
+    const seen = new Set<string>();
+    for (const node of items) {
+      seen.add(node.metadata?.name ?? '');
+      await this.#onNode('MODIFIED', node, wake);
+    }
+    for (const name of [...this.#index.keys()]) {
+      if (!seen.has(name)) this.#forgetNode(name);
+    }
+    return resourceVersion;
+  }
+
+  #forgetNode(name: string): void {
+    this.#indexDirty = this.#index.delete(name) || this.#indexDirty;
+  }
+
+  async #onNode(type: EventType, node: Node, wake = true): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (type === 'DELETED') return this.#forgetNode(name);
+    const old = this.#index.get(name);
+    if (wake) {
+      await this.#apply(
+        resumed.updateNodeResumed(this.#view.view(), old, node)
+      );
+    }
+    const facts = resumed.nodeFactsOf(node);
+    if (JSON.stringify(old) !== JSON.stringify(facts)) {
+      this.#index.set(name, facts);
+      this.#indexDirty = true;
+    }
+  }
+
+  async #onDaemonSet(type: EventType, ds: DaemonSet): Promise<void> {
+    const old = this.#view.get(ds);
+    if (type === 'DELETED') {
+      this.#view.remove(ds);
+      return this.#apply(handlers.deleteDaemonset(this.#view.view(), ds));
+    }
+    this.#view.put(ds);
+    const view = this.#view.view();
+    await this.#apply(
+      old
+        ? handlers.updateDaemonset(view, old, ds)
+        : handlers.addDaemonset(view, ds)
+    );
+  }
+
+  async #onPod(type: EventType, pod: Pod): Promise<void> {
+    const view = this.#view.view();
+    if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod));
+    if (type === 'DELETED') return this.#apply(handlers.deletePod(view, pod));
+    return this.#apply(resumed.updatePodResumed(view, pod));
+  }
+
+  async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {
+    const view = this.#view.view();
+    if (type === 'ADDED') return this.#apply(handlers.addHistory(view, rev));
+    if (type === 'DELETED') {
+      return this.#apply(handlers.deleteHistory(view, rev));
+    }
+    return this.#apply(resumed.updateHistoryResumed(view, rev));
+  }
+
+  /** Pods missed during a gap: their expectations can no longer be met. */
+  async #podsGone(): Promise<string> {
+    for (const key of this.#view.keys()) {
+      await this.#d.expectations.deleteExpectations(key);
+    }
+    await this.enqueueAll();
+    return this.currentVersion('pods');
+  }
+}
