@@ -65,9 +65,18 @@ export interface ClusterSessionsOptions {
   forgetCredential?: (record: ClusterRecord) => void;
 }
 
+/**
+ * How long a warm container keeps a session: a record changed or removed
+ * in the registry (rotated CA, new endpoint) is picked up within this time.
+ */
+export const SESSION_MAX_AGE_MS = 5 * 60_000;
+/** A replaced session's connections close after this (longer than a sync). */
+const CLOSE_GRACE_MS = 60_000;
+
 /** Sessions by cluster id, opened on first use. */
 export class ClusterSessions {
   readonly #open = new Map<string, Promise<ClusterSession | undefined>>();
+  readonly #openedAt = new Map<string, number>();
   readonly #o: ClusterSessionsOptions;
 
   constructor(options: ClusterSessionsOptions) {
@@ -75,9 +84,14 @@ export class ClusterSessions {
   }
 
   /** Returns the cluster's session, or undefined when it is not registered. */
-  get(clusterId: string): Promise<ClusterSession | undefined> {
+  async get(clusterId: string): Promise<ClusterSession | undefined> {
+    const openedAt = this.#openedAt.get(clusterId) ?? 0;
+    if (this.#o.clock.now() - openedAt > SESSION_MAX_AGE_MS) {
+      await this.invalidate(clusterId, false);
+    }
     let session = this.#open.get(clusterId);
     if (session === undefined) {
+      this.#openedAt.set(clusterId, this.#o.clock.now());
       session = this.#openSession(clusterId);
       this.#open.set(clusterId, session);
       // A failed open is retried by the next caller, not cached.
@@ -100,13 +114,18 @@ export class ClusterSessions {
    * Forgets the cluster's session (after its credentials were rejected), so
    * the next sync reconnects and re-reads the credential.
    */
-  async invalidate(clusterId: string): Promise<void> {
+  async invalidate(
+    clusterId: string,
+    credentialRejected = true
+  ): Promise<void> {
     const session = this.#open.get(clusterId);
     this.#open.delete(clusterId);
+    this.#openedAt.delete(clusterId);
     const open = await session?.catch(() => undefined);
     if (open !== undefined) {
-      this.#o.forgetCredential?.(open.record);
-      open.http.close();
+      if (credentialRejected) this.#o.forgetCredential?.(open.record);
+      // Other syncs of this batch may still be using it.
+      setTimeout(() => open.http.close(), CLOSE_GRACE_MS).unref();
     }
   }
 
