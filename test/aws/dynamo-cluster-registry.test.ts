@@ -1,12 +1,3 @@
-/**
- * DynamoClusterRegistry against DynamoDB Local: records round-trip as
- * readable attributes, bad records are refused on the way in and named on
- * the way out, `get` answers are kept for 60 s.
- */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoStateError } from '#lib/adapters/dynamodb/dynamo-state-error.js';
@@ -23,41 +14,11 @@ import {
   writeItem,
 } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { selfSignedPem } from '../helpers/self-signed-pem.js';
 
 let table: TestTable;
 let caData: string;
 let idCount = 0;
-
-/** Returns a base64 PEM of a fresh self-signed certificate (openssl). */
-const newCaData = (): string => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-ca-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        'ca.key',
-        '-out',
-        'ca.crt',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=test-ca',
-      ],
-      { cwd: dir, stdio: 'ignore' }
-    );
-    return readFileSync(path.join(dir, 'ca.crt')).toString('base64');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
 
 /** Returns a valid record with an id no other test uses. */
 const newRecord = (over: Partial<ClusterRecord> = {}): ClusterRecord => ({
@@ -83,7 +44,7 @@ const newRegistry = (t: TestTable = table) => {
 const pkOf = (id: string): string => partitionKey(KeyPrefix.cluster, id);
 
 beforeAll(async () => {
-  caData = newCaData();
+  caData = Buffer.from(selfSignedPem()).toString('base64');
   table = await createTestTable(inject('dynamodbEndpoint'));
 });
 afterAll(() => {

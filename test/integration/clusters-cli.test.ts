@@ -4,7 +4,7 @@
  * permission of an identity bound to nothing, and says why a server cannot
  * be reached; list and remove work; the bundled entry runs.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,7 @@ import {
   runClustersCli,
 } from '#lib/cli/run-clusters-cli.js';
 import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
+import { selfSignedPem } from '../helpers/self-signed-pem.js';
 import { kubeconfigYaml } from '../testbed/config-files.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { freePort } from '../testbed/processes.js';
@@ -40,32 +41,6 @@ interface CheckReport {
   ok: boolean;
   clusters: ClusterCheck[];
 }
-
-/** Returns a fresh self-signed CA certificate (PEM) made by openssl. */
-const otherCaPem = (dir: string): Buffer => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'other-ca.key'),
-      '-out',
-      path.join(dir, 'other-ca.crt'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=other-ca',
-    ],
-    { stdio: 'ignore' }
-  );
-  return readFileSync(path.join(dir, 'other-ca.crt'));
-};
 
 describe('clusters CLI', () => {
   const ns = `cli-${Date.now().toString(36)}`;
@@ -248,7 +223,7 @@ describe('clusters CLI', () => {
   it('says a server whose certificate another CA signed fails TLS', async () => {
     // Prepare
     const file = kubeconfig('other-ca', 'some-token', {
-      caPem: otherCaPem(dir),
+      caPem: Buffer.from(selfSignedPem('other-ca')),
     });
     // Act
     const { json, check } = await addAndCheck('other-ca', file);

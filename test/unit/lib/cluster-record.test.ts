@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,32 +6,7 @@ import {
   InvalidClusterRecordError,
   parseClusterRecord,
 } from '#lib/cluster-record.js';
-
-/** Returns a fresh self-signed certificate (PEM) made by openssl. */
-const selfSignedPem = (dir: string): string => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'ca.key'),
-      '-out',
-      path.join(dir, 'ca.crt'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=test-ca',
-    ],
-    { stdio: 'ignore' }
-  );
-  return readFileSync(path.join(dir, 'ca.crt'), 'utf8');
-};
+import { selfSignedPem } from '../../helpers/self-signed-pem.js';
 
 /** Returns the error `fn` throws (fails the test when it throws none). */
 const thrown = (fn: () => unknown): InvalidClusterRecordError => {
@@ -60,7 +34,7 @@ describe('parseClusterRecord', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-record-'));
-    caData = Buffer.from(selfSignedPem(dir)).toString('base64');
+    caData = Buffer.from(selfSignedPem()).toString('base64');
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,36 +8,11 @@ import {
   type RecordSources,
 } from '#lib/cli/cluster-record-from-options.js';
 import type { AddOptions } from '#lib/cli/parse-clusters-args.js';
+import { selfSignedPem } from '../../../helpers/self-signed-pem.js';
 
 const ROLE = 'arn:aws:iam::123456789012:role/dsr-cluster-prod';
 const SECRET =
   'arn:aws:secretsmanager:eu-west-1:123456789012:secret:dsr/prod-AbCdEf';
-
-/** Returns a fresh self-signed certificate (PEM) made by openssl. */
-const selfSignedPem = (dir: string): string => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'ca.key'),
-      '-out',
-      path.join(dir, 'ca.crt'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=test-ca',
-    ],
-    { stdio: 'ignore' }
-  );
-  return readFileSync(path.join(dir, 'ca.crt'), 'utf8');
-};
 
 /** Sources that serve `files` and throw ENOENT for anything else. */
 const sourcesOf = (
@@ -85,7 +59,7 @@ describe('clusterRecordFromOptions', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-cli-'));
-    pem = selfSignedPem(dir);
+    pem = selfSignedPem();
     files = {
       'ca.pem': pem,
       'not-a-cert.pem': 'hello',
