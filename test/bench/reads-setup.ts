@@ -8,7 +8,10 @@ import { sleep } from '#lib/bridge/resource-watch.js';
 import type { Logger } from '#lib/ports.js';
 import type { DaemonSet } from '#lib/reconcile/types.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
-import { createAgentDaemonSet } from '../testbed/kube-fixtures.js';
+import {
+  createAgentDaemonSet,
+  createDaemonSet,
+} from '../testbed/kube-fixtures.js';
 import { syncDeps } from './read-path.js';
 
 /** Every KWOK node carries this label (kube-fixtures.ts). */
@@ -16,30 +19,6 @@ const ALL_NODES = { type: 'kwok' };
 const CONVERGE_TIMEOUT_MS = 15 * 60_000;
 /** Pause between the set-up syncs, for KWOK to run the new pods. */
 const CONVERGE_PAUSE_MS = 1_000;
-
-const createNeighbour = (admin: KubeHttp, ns: string, name: string) =>
-  admin.request(
-    'create ds',
-    'POST',
-    `/apis/apps/v1/namespaces/${ns}/daemonsets`,
-    {
-      body: JSON.stringify({
-        apiVersion: 'apps/v1',
-        kind: 'DaemonSet',
-        metadata: { name },
-        spec: {
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: {
-              nodeSelector: ALL_NODES,
-              containers: [{ name: 'c', image: `${name}:1` }],
-            },
-          },
-        },
-      }),
-    }
-  );
 
 /**
  * Creates `agent` and `neighbours` more DaemonSets on every node in `ns`;
@@ -54,7 +33,13 @@ export const createDaemonSets = async (
   const names = ['agent'];
   for (let i = 0; i < neighbours; i++) {
     names.push(`neighbour-${i}`);
-    await createNeighbour(admin, ns, `neighbour-${i}`);
+    await createDaemonSet(
+      admin,
+      ns,
+      `neighbour-${i}`,
+      ALL_NODES,
+      `neighbour-${i}:1`
+    );
   }
   return names;
 };

@@ -132,31 +132,38 @@ export const deleteNodes = async (http: KubeHttp, names: readonly string[]) => {
   );
 };
 
+/** What a test DaemonSet may set beyond selector and template. */
+export type DaemonSetSpecExtras = {
+  updateStrategy?: unknown;
+  minReadySeconds?: number;
+};
+
 /**
- * Creates DaemonSet `agent` (pods labelled app=agent, one container `c`)
+ * Creates DaemonSet `name` (pods labelled `app=<name>`, one container `c`)
  * restricted to nodes carrying `nodeSelector`.
  */
-export const createAgentDaemonSet = async (
+export const createDaemonSet = async (
   http: KubeHttp,
   namespace: string,
+  name: string,
   nodeSelector: Record<string, string>,
   image = 'agent:1',
-  spec: { updateStrategy?: unknown; minReadySeconds?: number } = {}
+  spec: DaemonSetSpecExtras = {}
 ) => {
   await http.request(
-    'create ds',
+    `create ds ${name}`,
     'POST',
     `/apis/apps/v1/namespaces/${namespace}/daemonsets`,
     {
       body: JSON.stringify({
         apiVersion: 'apps/v1',
         kind: 'DaemonSet',
-        metadata: { name: 'agent' },
+        metadata: { name },
         spec: {
           ...spec,
-          selector: { matchLabels: { app: 'agent' } },
+          selector: { matchLabels: { app: name } },
           template: {
-            metadata: { labels: { app: 'agent' } },
+            metadata: { labels: { app: name } },
             spec: { nodeSelector, containers: [{ name: 'c', image }] },
           },
         },
@@ -164,3 +171,12 @@ export const createAgentDaemonSet = async (
     }
   );
 };
+
+/** Creates DaemonSet `agent` (see createDaemonSet). */
+export const createAgentDaemonSet = (
+  http: KubeHttp,
+  namespace: string,
+  nodeSelector: Record<string, string>,
+  image = 'agent:1',
+  spec: DaemonSetSpecExtras = {}
+) => createDaemonSet(http, namespace, 'agent', nodeSelector, image, spec);

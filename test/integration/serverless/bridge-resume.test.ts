@@ -12,13 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/memory/system-clock.js';
 import type { ResourceVersions } from '#lib/ports.js';
-import {
-  createDaemonSet,
-  deletePodOn,
-  isDaemonSetConverged,
-  labelNode,
-  livePodsOf,
-} from './daemon-set-fixtures.js';
+import { createDaemonSet } from '../../testbed/kube-fixtures.js';
+import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
+import { deletePodOn, labelNode } from './daemon-set-fixtures.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { expireWatchHistory } from './expire-watch-history.js';
 import { BridgeKillSwitch } from './session-hooks.js';

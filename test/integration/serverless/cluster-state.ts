@@ -28,18 +28,38 @@ export const livePodsByNode = async (
   return byNode;
 };
 
-/**
- * Returns whether the DaemonSet runs exactly one available pod of `image` on
- * each of `nodes` and on no other node, with a complete, current status.
- */
-export const isConverged = async (
+/** Returns the live pods (not being deleted) of DaemonSet `name`. */
+export const livePodsOf = async (
   admin: KubeHttp,
   ns: string,
+  name: string
+): Promise<Pod[]> => {
+  const pods = await admin.list<Pod>(
+    `list pods of ${name}`,
+    `/api/v1/namespaces/${ns}/pods`,
+    { labelSelector: `app=${name}` }
+  );
+  return pods.filter((p) => !p.metadata?.deletionTimestamp);
+};
+
+/**
+ * Returns whether DaemonSet `name` runs exactly one available pod of `image`
+ * on each of `nodes` and on no other node, with a complete, current status.
+ */
+export const isDaemonSetConverged = async (
+  admin: KubeHttp,
+  ns: string,
+  name: string,
   nodes: readonly string[],
   image = 'agent:1'
 ): Promise<boolean> => {
-  const ds = await getAgent(admin, ns);
-  const byNode = await livePodsByNode(admin, ns);
+  const ds = await admin.request<DaemonSet>(
+    `get ds ${name}`,
+    'GET',
+    `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`
+  );
+  const pods = await livePodsOf(admin, ns, name);
+  const on = (node: string) => pods.filter((p) => p.spec?.nodeName === node);
   const s = ds.status;
   const n = nodes.length;
   return (
@@ -50,14 +70,22 @@ export const isConverged = async (
     s.updatedNumberScheduled === n &&
     (s.numberMisscheduled ?? 0) === 0 &&
     s.observedGeneration === ds.metadata?.generation &&
-    byNode.size === n &&
+    pods.length === n &&
     nodes.every(
       (node) =>
-        byNode.get(node)?.length === 1 &&
-        byNode.get(node)?.[0]?.spec?.containers[0]?.image === image
+        on(node).length === 1 &&
+        on(node)[0]?.spec?.containers[0]?.image === image
     )
   );
 };
+
+/** isDaemonSetConverged for DaemonSet `agent`. */
+export const isConverged = (
+  admin: KubeHttp,
+  ns: string,
+  nodes: readonly string[],
+  image = 'agent:1'
+): Promise<boolean> => isDaemonSetConverged(admin, ns, 'agent', nodes, image);
 
 /** Patches the agent's container image (a template change). */
 export const setAgentImage = (admin: KubeHttp, ns: string, image: string) =>
