@@ -11,9 +11,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'aws',
-          include: ['test/aws/**/*.test.ts'],
-          globalSetup: ['test/aws/global-setup.ts'],
+          name: 'adapters',
+          include: ['test/adapters/**/*.test.ts'],
+          globalSetup: ['test/adapters/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

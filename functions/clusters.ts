@@ -16,7 +16,7 @@ import { ClusterConnector } from '../lib/adapters/cluster-connector.js';
 import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
-import { systemClock } from '../lib/adapters/memory/system-clock.js';
+import { systemClock } from '../lib/adapters/system-clock.js';
 import type { TableTarget } from '../lib/cli/parse-clusters-args.js';
 import {
   type ClustersCliDeps,

@@ -11,10 +11,10 @@
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '../lib/adapters/kube/kube-http.js';
-import type { Logger } from '../lib/ports.js';
-import type { DaemonSet } from '../lib/reconcile/types.js';
-import { LocalRuntime } from '../lib/runtime/local-runtime.js';
-import { startLocalCluster } from '../test/testbed/local-cluster.js';
+import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
+import type { Logger } from '../lib/ports/index.js';
+import type { DaemonSet } from '../lib/reconcile/k8s/types.js';
+import { LocalRuntime } from '../lib/wiring/local-runtime.js';
 
 const { values } = parseArgs({
   options: {

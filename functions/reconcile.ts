@@ -1,8 +1,9 @@
 /** Lambda entry: SQS work queue → one `syncDaemonSet` per key. */
-import { createAwsWiring } from '../lib/adapters/aws-wiring.js';
+
 import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
 import { loadConfig } from '../lib/config.js';
 import { createReconcileHandler } from '../lib/handlers/reconcile-handler.js';
+import { createAwsWiring } from '../lib/wiring/aws.js';
 
 const config = loadConfig();
 const { logger, log, metrics, sink } = createObservability(config, 'reconcile');

@@ -1,8 +1,9 @@
 /** Lambda entry (every minute): watch each registered cluster → keys on SQS. */
-import { createAwsWiring } from '../lib/adapters/aws-wiring.js';
+
 import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
 import { loadConfig } from '../lib/config.js';
 import { createWatchBridgeHandler } from '../lib/handlers/watch-bridge-handler.js';
+import { createAwsWiring } from '../lib/wiring/aws.js';
 
 const config = loadConfig();
 const { logger, log, sink } = createObservability(config, 'watch-bridge');

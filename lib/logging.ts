@@ -1,5 +1,5 @@
 /** Small helpers over the Logger port. */
-import type { Logger } from './ports.js';
+import type { Logger } from './ports/index.js';
 
 /** Returns a logger that adds `fields` to every line. */
 export const withFields = (

@@ -8,8 +8,8 @@
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError } from '../errors.js';
-import type { Clock, ClusterRecord, RequestBudget } from '../ports.js';
-import { DEFAULT_API_BUDGET } from '../runtime/request-budget.js';
+import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
+import type { Clock, ClusterRecord, RequestBudget } from '../ports/index.js';
 import { type EksTokenCache, eksTokenCacheFor } from './aws/eks-token.js';
 import type { SecretCredentials } from './aws/secret-credentials.js';
 import {

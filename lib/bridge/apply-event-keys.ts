@@ -3,8 +3,8 @@
  * order: expectations change before a key is queued, so the sync it wakes
  * sees them. Shared by every bridge.
  */
-import type { ExpectationsStore, WorkQueue } from '../ports.js';
-import type { EventKeys } from '../reconcile/event-keys.js';
+import type { ExpectationsStore, WorkQueue } from '../ports/index.js';
+import type { EventKeys } from '../reconcile/event-keys/index.js';
 
 /** Applies expectation changes, then queues the keys. */
 export const applyEventKeys = async (

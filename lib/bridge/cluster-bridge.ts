@@ -17,8 +17,8 @@ import type {
   Logger,
   NodeIndexStore,
   WorkQueue,
-} from '../ports.js';
-import type { KubeObject } from '../reconcile/types.js';
+} from '../ports/index.js';
+import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, PATHS, type Resource } from './cluster-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
 

@@ -7,16 +7,16 @@
  * DaemonSet).
  */
 import type { KubeHttp } from '../adapters/kube/kube-http.js';
-import type { ExpectationsStore, WorkQueue } from '../ports.js';
-import * as handlers from '../reconcile/event-keys.js';
-import * as resumed from '../reconcile/event-keys-resumed.js';
+import type { ExpectationsStore, WorkQueue } from '../ports/index.js';
+import * as handlers from '../reconcile/event-keys/index.js';
+import * as resumed from '../reconcile/event-keys/resumed.js';
 import type {
   ControllerRevision,
   DaemonSet,
   KubeObject,
   Node,
   Pod,
-} from '../reconcile/types.js';
+} from '../reconcile/k8s/types.js';
 import { applyEventKeys } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
 

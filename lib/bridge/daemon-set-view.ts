@@ -5,8 +5,8 @@
  * what the list showed never rolls an entry back.
  */
 import { formatDaemonSetKey } from '../keys.js';
-import type { ClusterView } from '../reconcile/event-keys.js';
-import type { DaemonSet, KubeObject } from '../reconcile/types.js';
+import type { ClusterView } from '../reconcile/event-keys/index.js';
+import type { DaemonSet, KubeObject } from '../reconcile/k8s/types.js';
 
 const idOf = (o: KubeObject): string =>
   `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;

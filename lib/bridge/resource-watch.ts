@@ -9,8 +9,8 @@
  */
 import type { WatchEvent } from '../adapters/kube/kube-http.js';
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
-import type { Clock, Logger } from '../ports.js';
-import type { KubeObject } from '../reconcile/types.js';
+import type { Clock, Logger } from '../ports/index.js';
+import type { KubeObject } from '../reconcile/k8s/types.js';
 
 /** What a resource watch needs. */
 export interface ResourceWatchOptions<T extends KubeObject> {

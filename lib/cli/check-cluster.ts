@@ -9,7 +9,7 @@
 import { kubeConfigFromFile } from '../adapters/kube/kube-config-for-cluster.js';
 import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '../errors.js';
-import type { ClusterRecord } from '../ports.js';
+import type { ClusterRecord } from '../ports/index.js';
 import { describeNetworkFailure } from './describe-network-failure.js';
 import {
   type AccessCheck,

@@ -8,9 +8,9 @@ import path from 'node:path';
 import {
   InvalidClusterRecordError,
   parseClusterRecord,
-} from '../cluster-record.js';
-import type { ClusterRecord } from '../ports.js';
-import { DEFAULT_API_BUDGET } from '../runtime/request-budget.js';
+} from '../cluster/record.js';
+import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
+import type { ClusterRecord } from '../ports/index.js';
 import { CliUsageError } from './cli-usage-error.js';
 import type { AddOptions } from './parse-clusters-args.js';
 

@@ -3,7 +3,7 @@
  * the lines of a check. Records and checks carry no credential (auth holds
  * only names, ARNs and paths), so nothing here can print one.
  */
-import type { ClusterAuth, ClusterRecord } from '../ports.js';
+import type { ClusterAuth, ClusterRecord } from '../ports/index.js';
 import type { ClusterCheck } from './check-cluster.js';
 import { formatResource } from './reconciler-access-checks.js';
 

@@ -9,7 +9,7 @@ import type {
   ClusterRecord,
   ClusterRegistry,
   OwnershipStore,
-} from '../ports.js';
+} from '../ports/index.js';
 import {
   type CheckHttp,
   checkCluster,

@@ -25,7 +25,7 @@ import type {
   SQSEvent,
   SQSRecord,
 } from 'aws-lambda';
-import type { QueuedKey, Reconciler } from '../runtime/reconciler.js';
+import type { QueuedKey, Reconciler } from '../worker/reconciler.js';
 
 /** Returns what the Reconciler reads of an SQS record. */
 export const toQueuedKey = (record: SQSRecord): QueuedKey => ({

@@ -20,7 +20,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import { TerminalError } from '../errors.js';
-import { type FireTimerDeps, fireTimer } from '../runtime/fire-timers.js';
+import { type FireTimerDeps, fireTimer } from '../timers/fire-timers.js';
 
 /** Returns the middy handler of the requeue function. */
 export const createRequeueHandler = (o: {

@@ -9,12 +9,12 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { Config } from '../config.js';
 import {
   type BridgeInvocationDeps,
   type ClusterRunResult,
   runBridgeInvocation,
-} from '../runtime/bridge-invocation.js';
+} from '../bridge/bridge-invocation.js';
+import type { Config } from '../config.js';
 
 /** Returns the middy handler of the watch-bridge function. */
 export const createWatchBridgeHandler = (o: {

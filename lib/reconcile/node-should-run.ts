@@ -13,14 +13,14 @@
  * - An untolerated NoSchedule taint keeps a running pod; an untolerated
  *   NoExecute taint evicts it. PreferNoSchedule is ignored.
  */
-import { nameOf } from './meta.js';
-import { requiredNodeAffinityMatches } from './node-affinity.js';
+import { nameOf } from './k8s/meta.js';
+import { requiredNodeAffinityMatches } from './k8s/node-affinity.js';
 import {
   addOrUpdateDaemonPodTolerations,
   findMatchingUntoleratedTaint,
   TaintEffect,
-} from './tolerations.js';
-import type { DaemonSet, Node, Pod, PodSpec, Taint } from './types.js';
+} from './k8s/tolerations.js';
+import type { DaemonSet, Node, Pod, PodSpec, Taint } from './k8s/types.js';
 
 /** Whether a node should get a daemon pod, and keep one it already has. */
 export interface NodeShouldRun {

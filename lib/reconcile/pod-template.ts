@@ -4,14 +4,14 @@
  * `getPodsPrefix` (pkg/controller/controller_utils.go), and the per-node
  * affinity set in `syncNodes`.
  */
-import { newControllerRef } from './controller-ref.js';
-import { replaceDaemonSetPodNodeNameNodeAffinity } from './node-affinity.js';
-import { addOrUpdateDaemonPodTolerations } from './tolerations.js';
-import type { DaemonSet, Pod, PodTemplateSpec } from './types.js';
+import { newControllerRef } from './k8s/controller-ref.js';
+import { replaceDaemonSetPodNodeNameNodeAffinity } from './k8s/node-affinity.js';
+import { addOrUpdateDaemonPodTolerations } from './k8s/tolerations.js';
+import type { DaemonSet, Pod, PodTemplateSpec } from './k8s/types.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   TEMPLATE_GENERATION_LABEL,
-} from './types.js';
+} from './k8s/types.js';
 
 /**
  * Returns the template pods are created from: daemon tolerations added,

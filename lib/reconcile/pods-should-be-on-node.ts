@@ -18,20 +18,20 @@ import {
   FAILED_POD_BACKOFF,
   isInBackOffSinceUpdate,
   nextBackoff,
-} from './backoff.js';
+} from './backoff-policy.js';
 import { EventReason, type PlannedEvent } from './events.js';
-import { nameOf, uidOf } from './meta.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { nameOf, uidOf } from './k8s/meta.js';
 import {
   isDeleting,
   isPodAvailable,
   isPodReady,
   podName,
   sortByCreationTimestampAndPhase,
-} from './pod-util.js';
+} from './k8s/pod-util.js';
+import type { DaemonSet, Node, Pod } from './k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
+import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import { allowsSurge } from './rolling-update.js';
-import type { DaemonSet, Node, Pod } from './types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from './types.js';
 
 /** What a sync should create, delete, record and remember. */
 export interface ManagePlan {

@@ -9,11 +9,11 @@
  * pod still carries; the current revision is never in `old`.
  */
 
-import { newControllerRef } from './controller-ref.js';
-import { getPatch } from './history.js';
-import { labelOf, nameOf } from './meta.js';
-import type { ControllerRevision, DaemonSet, Pod } from './types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from './types.js';
+import { newControllerRef } from './k8s/controller-ref.js';
+import { labelOf, nameOf } from './k8s/meta.js';
+import type { ControllerRevision, DaemonSet, Pod } from './k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
+import { getPatch } from './revision-hash.js';
 
 /** API default of `spec.revisionHistoryLimit`. */
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;

@@ -19,16 +19,16 @@
  */
 
 import { InvalidObjectError, SyncError } from '../errors.js';
-import { nameOf } from './meta.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { nameOf } from './k8s/meta.js';
 import {
   getTemplateGeneration,
   isDeleting,
   isPodAvailable,
   isPodUpdated,
   podName,
-} from './pod-util.js';
-import type { DaemonSet, Node, Pod } from './types.js';
+} from './k8s/pod-util.js';
+import type { DaemonSet, Node, Pod } from './k8s/types.js';
+import { nodeShouldRunDaemonPod } from './node-should-run.js';
 
 type IntOrString = number | string;
 

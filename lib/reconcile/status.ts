@@ -8,16 +8,16 @@
  * caller says expectations were satisfied; `conditions` and `collisionCount`
  * are never touched here.
  */
-import { nameOf } from './meta.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { nameOf } from './k8s/meta.js';
 import {
   getTemplateGeneration,
   isPodAvailable,
   isPodReady,
   isPodUpdated,
   sortByCreationTimestampAndPhase,
-} from './pod-util.js';
-import type { DaemonSet, DaemonSetStatus, Node, Pod } from './types.js';
+} from './k8s/pod-util.js';
+import type { DaemonSet, DaemonSetStatus, Node, Pod } from './k8s/types.js';
+import { nodeShouldRunDaemonPod } from './node-should-run.js';
 
 /** The seven counters the controller owns. */
 export interface StatusCounters {

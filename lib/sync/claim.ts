@@ -12,16 +12,16 @@ import {
   SyncError,
   toError,
 } from '../errors.js';
-import type { Patch } from '../ports.js';
+import type { Patch } from '../ports/index.js';
 import {
   adoptPatch,
   claimDecision,
   releasePatch,
-} from '../reconcile/controller-ref.js';
-import { parseLabelSelector } from '../reconcile/label-selector.js';
-import { nameOf, uidOf } from '../reconcile/meta.js';
+} from '../reconcile/k8s/controller-ref.js';
+import { parseLabelSelector } from '../reconcile/k8s/label-selector.js';
+import { nameOf, uidOf } from '../reconcile/k8s/meta.js';
+import type { KubeObject, Pod } from '../reconcile/k8s/types.js';
 import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';
-import type { KubeObject, Pod } from '../reconcile/types.js';
 import type { SyncContext } from './context.js';
 
 /**

@@ -13,8 +13,8 @@ import type {
   Logger,
   PodControl,
   RevisionControl,
-} from '../ports.js';
-import type { DaemonSet } from '../reconcile/types.js';
+} from '../ports/index.js';
+import type { DaemonSet } from '../reconcile/k8s/types.js';
 
 /** The ports a sync needs, all bound to the key's cluster. */
 export interface SyncDeps {

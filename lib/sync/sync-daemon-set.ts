@@ -8,16 +8,19 @@
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { EventReason } from '../reconcile/events.js';
-import { isEmptyLabelSelector } from '../reconcile/label-selector.js';
-import { labelOf } from '../reconcile/meta.js';
+import { isEmptyLabelSelector } from '../reconcile/k8s/label-selector.js';
+import { labelOf } from '../reconcile/k8s/meta.js';
+import type { ControllerRevision, Node } from '../reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/k8s/types.js';
 import { planManage } from '../reconcile/pods-should-be-on-node.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
-import type { ControllerRevision, Node } from '../reconcile/types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/types.js';
-import { loadFailedPodBackoff, saveFailedPodBackoff } from './backoff.js';
 import { nodesToDaemonPods } from './claim.js';
-import { cleanupHistory, constructHistory } from './construct-history.js';
 import type { SyncContext, SyncDeps } from './context.js';
+import {
+  loadFailedPodBackoff,
+  saveFailedPodBackoff,
+} from './failed-pod-backoff.js';
+import { cleanupHistory, constructHistory } from './history.js';
 import { syncNodes } from './sync-nodes.js';
 import { updateDaemonSetStatus } from './update-status.js';
 

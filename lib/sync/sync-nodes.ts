@@ -10,13 +10,13 @@ import {
   isApiError,
   toError,
 } from '../errors.js';
+import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
+import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
-import { getTemplateGeneration } from '../reconcile/pod-util.js';
 import {
   BURST_REPLICAS,
   slowStartBatchSizes,
 } from '../reconcile/slow-start.js';
-import type { PodTemplateSpec } from '../reconcile/types.js';
 import type { SyncContext } from './context.js';
 
 /** What one `syncNodes` call did. */

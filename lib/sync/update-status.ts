@@ -3,13 +3,13 @@
  * `storeDaemonSetStatus` (pkg/controller/daemon/daemon_controller.go).
  */
 import { SyncError } from '../errors.js';
+import type { Node } from '../reconcile/k8s/types.js';
 import {
   calculateStatus,
   isStatusUpToDate,
   type StatusCounters,
   withStatus,
 } from '../reconcile/status.js';
-import type { Node } from '../reconcile/types.js';
 import { nodesToDaemonPods } from './claim.js';
 import type { SyncContext } from './context.js';
 

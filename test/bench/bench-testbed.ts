@@ -6,20 +6,20 @@
 import path from 'node:path';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';
-import type { Node } from '#lib/reconcile/types.js';
+import {
+  createNodes,
+  deleteNodes,
+  type NodeSpec,
+} from '#lib/local-cluster/simulated-nodes.js';
+import type { Node } from '#lib/reconcile/k8s/types.js';
+import { ensureBinaries } from '../../lib/local-cluster/binaries.js';
+import { ControlPlane } from '../../lib/local-cluster/control-plane.js';
+import { waitFor } from '../../lib/local-cluster/processes.js';
 import {
   type AwsEmulators,
   startAwsEmulators,
 } from '../testbed/aws-emulators.js';
-import { ensureBinaries } from '../testbed/binaries.js';
-import { ControlPlane } from '../testbed/control-plane.js';
-import {
-  createNodes,
-  deleteNamespace,
-  deleteNodes,
-  type NodeSpec,
-} from '../testbed/kube-fixtures.js';
-import { waitFor } from '../testbed/processes.js';
+import { deleteNamespace } from '../testbed/kube-fixtures.js';
 import { say } from './markdown.js';
 
 /** A running bench test bed. */

@@ -7,6 +7,13 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { sleep } from '#lib/bridge/resource-watch.js';
+import {
+  type Component,
+  isRunning,
+  stopProcess,
+  tailLog,
+  waitFor,
+} from '../../lib/local-cluster/processes.js';
 import { queueCounts } from '../helpers/sqs-queues.js';
 import { isConverged } from '../integration/serverless/cluster-state.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
@@ -14,13 +21,6 @@ import {
   createAgentDaemonSet,
   createNamespace,
 } from '../testbed/kube-fixtures.js';
-import {
-  type Component,
-  isRunning,
-  stopProcess,
-  tailLog,
-  waitFor,
-} from '../testbed/processes.js';
 import { startUpstreamDaemonSetController } from '../testbed/upstream-controller.js';
 import { type AwsCallSummary, summariseAwsCalls } from './aws-call-summary.js';
 import {

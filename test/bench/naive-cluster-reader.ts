@@ -8,8 +8,8 @@
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { paths } from '#lib/adapters/kube/paths.js';
-import type { ClusterReader } from '#lib/ports.js';
-import type { Pod } from '#lib/reconcile/types.js';
+import type { ClusterReader } from '#lib/ports/index.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 
 /** Returns a ClusterReader that lists live on every call, namespace-wide. */
 export class NaiveClusterReader implements ClusterReader {

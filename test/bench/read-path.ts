@@ -9,12 +9,12 @@ import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import type { Logger } from '#lib/ports.js';
-import { kubePorts } from '#lib/runtime/cluster-sessions.js';
-import { SyncSnapshotReader } from '#lib/runtime/sync-snapshot-reader.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import type { Logger } from '#lib/ports/index.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
+import { kubePorts } from '#lib/worker/cluster-sessions.js';
+import { SyncSnapshotReader } from '#lib/worker/sync-snapshot-reader.js';
 import { NaiveClusterReader } from './naive-cluster-reader.js';
 
 /** Which read path a sync uses: the product's, or the naive one. */

@@ -5,8 +5,8 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import type { Logger } from '#lib/ports.js';
-import type { DaemonSet } from '#lib/reconcile/types.js';
+import type { Logger } from '#lib/ports/index.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import {
   createAgentDaemonSet,

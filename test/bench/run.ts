@@ -8,8 +8,8 @@
  * The benchmark code imports the project through `#lib/*` and `.js` suffixes
  * that Node cannot resolve to `.ts` files, so it is bundled first with
  * esbuild (as `npm start` bundles functions/local.ts); packages stay
- * external and load from node_modules. The test bed finds its files through
- * DSR_TESTBED_DIR, since the bundle does not live beside them.
+ * external and load from node_modules. The local cluster finds its files from
+ * the bundle's directory upward (repositoryFile).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,5 +29,4 @@ await build({
   logLevel: 'warning',
   outfile: OUT,
 });
-process.env.DSR_TESTBED_DIR ??= path.join(ROOT, 'test', 'testbed');
 await import(pathToFileURL(OUT).href);

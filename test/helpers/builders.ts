@@ -4,17 +4,17 @@
  * `addFailedPods`, `markPodReady`, `newRollingUpdateStrategy`).
  */
 import { randomUUID } from 'node:crypto';
-import { computeHash } from '#lib/reconcile/history.js';
 import type {
   DaemonSet,
   Node,
   Pod,
   PodTemplateSpec,
-} from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   TEMPLATE_GENERATION_ANNOTATION,
-} from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
+import { computeHash } from '#lib/reconcile/revision-hash.js';
 
 export const simpleDaemonSetLabel = {
   name: 'simple-daemon',

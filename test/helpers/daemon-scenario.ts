@@ -5,16 +5,16 @@
  * read-outs of the fake cluster's resulting state.
  */
 import { expect } from 'vitest';
-import { isControlledBy } from '#lib/reconcile/controller-ref.js';
-import { getNodesToDaemonPods } from '#lib/reconcile/nodes-to-daemon-pods.js';
+import { isControlledBy } from '#lib/reconcile/k8s/controller-ref.js';
 import type {
   DaemonSet,
   Node,
   Pod,
   PodSpec,
   Taint,
-} from '#lib/reconcile/types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
+import { getNodesToDaemonPods } from '#lib/reconcile/nodes-to-daemon-pods.js';
 import { newDaemonSet, rfc3339 } from './builders.js';
 import { expectSync, type Harness } from './harness.js';
 

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import type { DaemonSet } from '#lib/reconcile/types.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { type SyncResult, syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { FakeClock } from './fakes/fake-clock.js';

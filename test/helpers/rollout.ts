@@ -3,7 +3,7 @@
  * `setPodReadiness`, `newUpdateSurge`, `newUpdateUnavailable` and the
  * template bump of `ds.Spec.Template.Spec.Containers[0].Image = …`.
  */
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import { markPodReady, setPodReady, setTemplate } from './builders.js';
 import type { Harness } from './harness.js';
 

@@ -17,17 +17,17 @@ import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/check-cluster.js';
 import {
   type ClustersCliDeps,
   runClustersCli,
 } from '#lib/cli/run-clusters-cli.js';
+import { kubeconfigYaml } from '../../lib/local-cluster/config-files.js';
+import { freePort } from '../../lib/local-cluster/processes.js';
 import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
 import { selfSignedPem } from '../helpers/self-signed-pem.js';
-import { kubeconfigYaml } from '../testbed/config-files.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
-import { freePort } from '../testbed/processes.js';
 import {
   createReconcilerIdentity,
   type ReconcilerIdentity,

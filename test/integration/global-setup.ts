@@ -4,12 +4,12 @@
  */
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureBinaries } from '../../lib/local-cluster/binaries.js';
+import { ControlPlane } from '../../lib/local-cluster/control-plane.js';
 import {
   type AwsEmulators,
   startAwsEmulators,
 } from '../testbed/aws-emulators.js';
-import { ensureBinaries } from '../testbed/binaries.js';
-import { ControlPlane } from '../testbed/control-plane.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

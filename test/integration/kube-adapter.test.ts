@@ -12,13 +12,13 @@ import {
   KubeStatusWriter,
 } from '#lib/adapters/kube/kube-revision-control.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
-import { adoptPatch, releasePatch } from '#lib/reconcile/controller-ref.js';
-import { getPatch } from '#lib/reconcile/history.js';
+import { adoptPatch, releasePatch } from '#lib/reconcile/k8s/controller-ref.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import { getPatch } from '#lib/reconcile/revision-hash.js';
 import { newControllerRevision } from '#lib/reconcile/revision-history.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import { waitFor } from '../../lib/local-cluster/processes.js';
 import { FakeEventRecorder } from '../helpers/fakes/fake-event-recorder.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
-import { waitFor } from '../testbed/processes.js';
 import { rawMember } from '../testbed/raw-json.js';
 
 const dsBody = (name: string) => ({

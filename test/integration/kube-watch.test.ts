@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp, WatchEvent } from '#lib/adapters/kube/kube-http.js';
-import type { Pod } from '#lib/reconcile/types.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { adminHttp } from './sync-loop.js';
 

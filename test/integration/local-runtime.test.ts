@@ -5,17 +5,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
-import { LocalRuntime } from '#lib/runtime/local-runtime.js';
+import {
+  createNodes,
+  deleteNodes,
+} from '#lib/local-cluster/simulated-nodes.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import { LocalRuntime } from '#lib/wiring/local-runtime.js';
+import { waitFor } from '../../lib/local-cluster/processes.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import {
   createAgentDaemonSet,
   createNamespace,
-  createNodes,
   deleteNamespace,
-  deleteNodes,
 } from '../testbed/kube-fixtures.js';
-import { waitFor } from '../testbed/processes.js';
 import { adminHttp } from './sync-loop.js';
 
 describe('LocalRuntime', () => {

@@ -2,7 +2,7 @@
  * Twelve varied DaemonSet pod templates for the byte-compatibility oracle:
  * unicode, `<>&`, numbers, empty maps and lists, resources, probes, volumes.
  */
-import type { PodTemplateSpec } from '#lib/reconcile/types.js';
+import type { PodTemplateSpec } from '#lib/reconcile/k8s/types.js';
 
 const base = (name: string, extra: Record<string, unknown> = {}) => ({
   metadata: { labels: { app: name } },

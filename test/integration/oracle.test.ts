@@ -7,30 +7,29 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { getPatch } from '#lib/reconcile/history.js';
 import {
-  createPodTemplate,
-  newDaemonPod,
-} from '#lib/reconcile/pod-template.js';
-import { getTemplateGeneration } from '#lib/reconcile/pod-util.js';
+  createNodes,
+  deleteNodes,
+} from '#lib/local-cluster/simulated-nodes.js';
+import { getTemplateGeneration } from '#lib/reconcile/k8s/pod-util.js';
 import type {
   ControllerRevision,
   DaemonSet,
   Pod,
   PodTemplateSpec,
-} from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
 import {
-  createNamespace,
-  createNodes,
-  deleteNamespace,
-  deleteNodes,
-} from '../testbed/kube-fixtures.js';
+  createPodTemplate,
+  newDaemonPod,
+} from '#lib/reconcile/pod-template.js';
+import { getPatch } from '#lib/reconcile/revision-hash.js';
 import {
   type Component,
   stopProcess,
   tailLog,
   waitFor,
-} from '../testbed/processes.js';
+} from '../../lib/local-cluster/processes.js';
+import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { rawMember } from '../testbed/raw-json.js';
 import { startUpstreamDaemonSetController } from '../testbed/upstream-controller.js';
 import { oracleTemplates } from './oracle-templates.js';

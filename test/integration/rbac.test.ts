@@ -7,13 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import {
+  createNodes,
+  deleteNodes,
+} from '#lib/local-cluster/simulated-nodes.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import {
   createAgentDaemonSet,
   createNamespace,
-  createNodes,
   deleteNamespace,
-  deleteNodes,
 } from '../testbed/kube-fixtures.js';
 import {
   createReconcilerIdentity,

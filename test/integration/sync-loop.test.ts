@@ -5,14 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import {
+  createNodes,
+  deleteNodes,
+} from '#lib/local-cluster/simulated-nodes.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import {
   createAgentDaemonSet,
   createNamespace,
-  createNodes,
   deleteNamespace,
-  deleteNodes,
 } from '../testbed/kube-fixtures.js';
 import { adminHttp, CLUSTER, realDeps, syncUntil } from './sync-loop.js';
 

@@ -6,11 +6,11 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { SelfObservingPodControl } from '#lib/adapters/self-observing-pod-control.js';
-import { kubeSyncDeps } from '#lib/runtime/kube-sync-deps.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
+import { kubeSyncDeps } from '../helpers/kube-sync-deps.js';
+import { SelfObservingPodControl } from '../helpers/self-observing-pod-control.js';
 
 export const CLUSTER = 'local';
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { describe, expect, inject, it } from 'vitest';
-import { ControlPlane } from '../testbed/control-plane.js';
+import { ControlPlane } from '../../lib/local-cluster/control-plane.js';
 
 const isAlive = (pid: number): boolean => {
   try {

@@ -6,13 +6,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { Node, Pod } from '#lib/reconcile/types.js';
-import {
-  createNamespace,
-  createNodes,
-  deleteNamespace,
-} from '../testbed/kube-fixtures.js';
-import { waitFor } from '../testbed/processes.js';
+import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
+import type { Node, Pod } from '#lib/reconcile/k8s/types.js';
+import { waitFor } from '../../lib/local-cluster/processes.js';
+import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 
 describe('local control plane', () => {
   let http: KubeHttp;

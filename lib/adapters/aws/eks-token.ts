@@ -9,7 +9,7 @@
 import type { STSClient } from '@aws-sdk/client-sts';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { ReconcilerError } from '../../errors.js';
-import type { Clock, ClusterAuth } from '../../ports.js';
+import type { Clock, ClusterAuth } from '../../ports/index.js';
 import { assumeRoleCredentials } from './assume-role-credentials.js';
 import {
   type AwsCredentialProvider,

@@ -12,7 +12,7 @@ import {
 import {
   type ClusterCredential,
   ClusterCredentialError,
-} from '../../cluster-record.js';
+} from '../../cluster/record.js';
 import { ReconcilerError } from '../../errors.js';
 import { parseKubeconfigUser } from '../kube/kube-config-for-cluster.js';
 

@@ -12,7 +12,11 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
-import type { BridgeLeaseStore, Clock, ResourceVersions } from '../../ports.js';
+import type {
+  BridgeLeaseStore,
+  Clock,
+  ResourceVersions,
+} from '../../ports/index.js';
 import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
 import {
   buildExpression,

@@ -11,7 +11,7 @@ import {
   type ReturnValue,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock } from '../../ports.js';
+import type { Clock } from '../../ports/index.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import {
   PARTITION_KEY,

@@ -9,7 +9,11 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, ClusterHealth, ClusterHealthStore } from '../../ports.js';
+import type {
+  Clock,
+  ClusterHealth,
+  ClusterHealthStore,
+} from '../../ports/index.js';
 import {
   buildExpression,
   callDynamo,

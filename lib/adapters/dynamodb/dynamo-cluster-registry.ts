@@ -21,8 +21,12 @@ import {
 import {
   InvalidClusterRecordError,
   parseClusterRecord,
-} from '../../cluster-record.js';
-import type { Clock, ClusterRecord, ClusterRegistry } from '../../ports.js';
+} from '../../cluster/record.js';
+import type {
+  Clock,
+  ClusterRecord,
+  ClusterRegistry,
+} from '../../ports/index.js';
 import { callDynamo, type Item, num, str } from './dynamo-call.js';
 import { KeyPrefix, PARTITION_KEY, partitionKey } from './table-schema.js';
 

@@ -14,7 +14,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, ExpectationsStore } from '../../ports.js';
+import type { Clock, ExpectationsStore } from '../../ports/index.js';
 import {
   EXPECTATIONS_TIMEOUT_MS,
   type ExpectationsRecord,

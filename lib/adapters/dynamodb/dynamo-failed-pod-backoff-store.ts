@@ -11,12 +11,12 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, FailedPodBackoffStore } from '../../ports.js';
+import type { Clock, FailedPodBackoffStore } from '../../ports/index.js';
 import {
   type BackoffEntry,
   FAILED_POD_BACKOFF,
   hasExpired,
-} from '../../reconcile/backoff.js';
+} from '../../reconcile/backoff-policy.js';
 import {
   buildExpression,
   callDynamo,

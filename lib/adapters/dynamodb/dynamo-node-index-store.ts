@@ -16,8 +16,8 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, NodeIndexStore } from '../../ports.js';
-import type { NodeFacts } from '../../reconcile/event-keys-resumed.js';
+import type { Clock, NodeIndexStore } from '../../ports/index.js';
+import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import {
   PARTITION_KEY,

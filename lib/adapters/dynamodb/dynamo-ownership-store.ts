@@ -10,8 +10,8 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { OwnershipFence, OwnershipStore } from '../../ports.js';
-import { FIGHT_WINDOW_MS } from '../../runtime/fight-detection.js';
+import { FIGHT_WINDOW_MS } from '../../policy/fight-detection.js';
+import type { OwnershipFence, OwnershipStore } from '../../ports/index.js';
 import {
   buildExpression,
   callDynamo,

@@ -6,12 +6,12 @@
  * cost no DynamoDB call; a container that ends leaves at most a chunk unused.
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import type { ApiBudget, RequestBudget } from '../../ports.js';
 import {
   refill,
   type TokenBucket,
   takeTokens,
-} from '../../runtime/request-budget.js';
+} from '../../policy/request-budget.js';
+import type { ApiBudget, RequestBudget } from '../../ports/index.js';
 import {
   buildExpression,
   callDynamo,

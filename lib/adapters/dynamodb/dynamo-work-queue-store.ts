@@ -17,7 +17,11 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, WorkQueueLedger, WorkQueueMarks } from '../../ports.js';
+import type {
+  Clock,
+  WorkQueueLedger,
+  WorkQueueMarks,
+} from '../../ports/index.js';
 import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,

@@ -5,13 +5,13 @@
  * cache, a warm container's cache) are layered on top by the runtime.
  */
 import { ApiErrorReason, isApiError } from '../../errors.js';
-import type { ClusterReader } from '../../ports.js';
+import type { ClusterReader } from '../../ports/index.js';
 import type {
   ControllerRevision,
   DaemonSet,
   Node,
   Pod,
-} from '../../reconcile/types.js';
+} from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';

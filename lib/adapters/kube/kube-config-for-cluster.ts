@@ -9,9 +9,9 @@ import { KubeConfig, loadYaml, type User } from '@kubernetes/client-node';
 import {
   type ClusterCredential,
   ClusterCredentialError,
-} from '../../cluster-record.js';
+} from '../../cluster/record.js';
 import { ReconcilerError } from '../../errors.js';
-import type { ClusterAuth, ClusterRecord } from '../../ports.js';
+import type { ClusterAuth, ClusterRecord } from '../../ports/index.js';
 
 /** The credentials a kubeconfig's current user carries inline. */
 export interface KubeconfigUser {

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { toError } from '../../errors.js';
-import type { EventRecorder, EventType, Logger } from '../../ports.js';
-import type { DaemonSet } from '../../reconcile/types.js';
+import type { EventRecorder, EventType, Logger } from '../../ports/index.js';
+import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
 

@@ -9,9 +9,9 @@ import {
   ReconcilerError,
   toError,
 } from '../../errors.js';
-import type { EventRecorder, Patch, PodControl } from '../../ports.js';
+import type { EventRecorder, Patch, PodControl } from '../../ports/index.js';
 import { EventReason } from '../../reconcile/events.js';
-import type { DaemonSet, Pod } from '../../reconcile/types.js';
+import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
 

@@ -8,9 +8,12 @@ import type {
   DaemonSetStatusWriter,
   Patch,
   RevisionControl,
-} from '../../ports.js';
-import { marshalGoJson } from '../../reconcile/go-json.js';
-import type { ControllerRevision, DaemonSet } from '../../reconcile/types.js';
+} from '../../ports/index.js';
+import { marshalGoJson } from '../../reconcile/k8s/go-json.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+} from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { patchContentType } from './kube-pod-control.js';
 import { paths } from './paths.js';

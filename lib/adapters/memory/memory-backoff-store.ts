@@ -1,6 +1,6 @@
 /** In-process FailedPodBackoffStore for the local run and tests. */
-import type { FailedPodBackoffStore } from '../../ports.js';
-import type { BackoffEntry } from '../../reconcile/backoff.js';
+import type { FailedPodBackoffStore } from '../../ports/index.js';
+import type { BackoffEntry } from '../../reconcile/backoff-policy.js';
 
 /** Failed-pod backoff entries kept in a Map. */
 export class MemoryBackoffStore implements FailedPodBackoffStore {

@@ -5,7 +5,11 @@
  * holders until they are too old to be worth resuming from.
  */
 import { LeaseLostError } from '../../errors.js';
-import type { BridgeLeaseStore, Clock, ResourceVersions } from '../../ports.js';
+import type {
+  BridgeLeaseStore,
+  Clock,
+  ResourceVersions,
+} from '../../ports/index.js';
 
 /**
  * How long bookmarks outlive the lease that wrote them (the item's TTL).

@@ -1,5 +1,9 @@
 /** In-process ClusterHealthStore for the local run and tests. */
-import type { Clock, ClusterHealth, ClusterHealthStore } from '../../ports.js';
+import type {
+  Clock,
+  ClusterHealth,
+  ClusterHealthStore,
+} from '../../ports/index.js';
 
 /** Cluster health kept in a Map. */
 export class MemoryClusterHealthStore implements ClusterHealthStore {

@@ -2,7 +2,7 @@
  * In-process ExpectationsStore for the local run and tests: upstream's
  * `ControllerExpectations` with an injected clock.
  */
-import type { Clock, ExpectationsStore } from '../../ports.js';
+import type { Clock, ExpectationsStore } from '../../ports/index.js';
 import {
   type ExpectationsRecord,
   expectationsSatisfied,

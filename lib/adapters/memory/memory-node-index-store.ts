@@ -1,6 +1,6 @@
 /** In-process NodeIndexStore for the local run and tests. */
-import type { NodeIndexStore } from '../../ports.js';
-import type { NodeFacts } from '../../reconcile/event-keys-resumed.js';
+import type { NodeIndexStore } from '../../ports/index.js';
+import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 
 /** Node indexes kept in a Map per cluster (copies in, copies out). */
 export class MemoryNodeIndexStore implements NodeIndexStore {

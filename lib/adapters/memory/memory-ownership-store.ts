@@ -1,6 +1,11 @@
 /** In-process OwnershipStore for the local run and tests. */
-import type { Clock, OwnershipFence, OwnershipStore } from '../../ports.js';
-import { FIGHT_WINDOW_MS } from '../../runtime/fight-detection.js';
+
+import { FIGHT_WINDOW_MS } from '../../policy/fight-detection.js';
+import type {
+  Clock,
+  OwnershipFence,
+  OwnershipStore,
+} from '../../ports/index.js';
 
 /** Fences and observation windows kept in Maps. */
 export class MemoryOwnershipStore implements OwnershipStore {

@@ -6,7 +6,11 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock, WorkQueueLedger, WorkQueueMarks } from '../../ports.js';
+import type {
+  Clock,
+  WorkQueueLedger,
+  WorkQueueMarks,
+} from '../../ports/index.js';
 
 /**
  * How long a dirty mark blocks further adds: a mark whose message was lost

@@ -8,8 +8,8 @@
  * - `addAfter` keeps the earliest ready time of a key;
  * - `addRateLimited` waits 5 ms · 2^failures (≤ 1000 s); `forget` resets.
  */
-import type { WorkQueue, WorkQueueLedger } from '../../ports.js';
-import { itemRetryDelayMs } from '../../reconcile/backoff.js';
+import type { WorkQueue, WorkQueueLedger } from '../../ports/index.js';
+import { itemRetryDelayMs } from '../../reconcile/backoff-policy.js';
 
 /** client-go-style work queue over keys. */
 export class MemoryWorkQueue {

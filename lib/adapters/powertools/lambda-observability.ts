@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Config } from '../../config.js';
-import type { Logger as LoggerPort } from '../../ports.js';
+import type { Logger as LoggerPort } from '../../ports/index.js';
 import { PowertoolsMetricsSink } from './powertools-metrics-sink.js';
 
 /** Metric namespace of every function. */

@@ -4,7 +4,7 @@
  * cluster as its dimension, so a sick cluster shows up on its own.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MetricsSink, SyncMeasurement } from '../../ports.js';
+import type { MetricsSink, SyncMeasurement } from '../../ports/index.js';
 
 /** Writes sync measurements as EMF under `namespace`. */
 export class PowertoolsMetricsSink implements MetricsSink {

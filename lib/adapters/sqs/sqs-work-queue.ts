@@ -21,13 +21,13 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { toError } from '../../errors.js';
-import type { Clock, WorkQueue, WorkQueueMarks } from '../../ports.js';
+import type { Clock, WorkQueue, WorkQueueMarks } from '../../ports/index.js';
 import {
   type DelayQueue,
   delaySecondsFor,
   formatTimerMessage,
   TIMER_SLACK_MS,
-} from '../../runtime/fire-timers.js';
+} from '../../timers/fire-timers.js';
 import { SqsDelayQueue } from './sqs-delay-queue.js';
 import { callSqs, SqsQueueError } from './sqs-queue-error.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '#lib/ports.js';
+import type { Clock } from '#lib/ports/index.js';
 
 /** A clock tests move by hand (upstream `testingclock.FakeClock`). */
 export class FakeClock implements Clock {

@@ -15,14 +15,14 @@ import type {
   Patch,
   PodControl,
   RevisionControl,
-} from '#lib/ports.js';
+} from '#lib/ports/index.js';
 import type {
   ControllerRevision,
   DaemonSet,
   KubeObject,
   Node,
   Pod,
-} from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
 import { rfc3339 } from '../builders.js';
 import type { FakeClock } from './fake-clock.js';
 

@@ -1,5 +1,5 @@
-import type { EventRecorder, EventType } from '#lib/ports.js';
-import type { DaemonSet } from '#lib/reconcile/types.js';
+import type { EventRecorder, EventType } from '#lib/ports/index.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 
 /** Records events like upstream's `record.FakeRecorder`. */
 export class FakeEventRecorder implements EventRecorder {

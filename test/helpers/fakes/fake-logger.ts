@@ -1,4 +1,4 @@
-import type { Logger } from '#lib/ports.js';
+import type { Logger } from '#lib/ports/index.js';
 
 /** Collects log lines for assertions. */
 export class FakeLogger implements Logger {

@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import type { ResourceVersions } from '#lib/ports.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import type { ResourceVersions } from '#lib/ports/index.js';
 import { createDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
 import { deletePodOn, labelNode } from './daemon-set-fixtures.js';

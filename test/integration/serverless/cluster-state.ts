@@ -1,6 +1,6 @@
 /** Reads of the test bed that the serverless end-to-end tests assert on. */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 
 /** Returns the DaemonSet `agent` of `ns`. */
 export const getAgent = (admin: KubeHttp, ns: string): Promise<DaemonSet> =>

@@ -7,11 +7,13 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import {
-  createNamespace,
   createNodes,
-  deleteNamespace,
   deleteNodes,
   type NodeSpec,
+} from '#lib/local-cluster/simulated-nodes.js';
+import {
+  createNamespace,
+  deleteNamespace,
 } from '../../testbed/kube-fixtures.js';
 import {
   createReconcilerIdentity,

@@ -12,7 +12,7 @@
  * events until one is evicted — from then on resourceVersion 1 is too old.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';
 

@@ -11,10 +11,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFailedPodBackoffStore } from '#lib/adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import type { BackoffEntry } from '#lib/reconcile/backoff.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import type { BackoffEntry } from '#lib/reconcile/backoff-policy.js';
 import { EventReason } from '#lib/reconcile/events.js';
-import type { Pod } from '#lib/reconcile/types.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { failPod, getAgent, livePodsByNode } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

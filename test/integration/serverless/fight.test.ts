@@ -6,10 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import { CONTROLLER_CONFLICT_REASON } from '#lib/runtime/fight-detection.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import { CONTROLLER_CONFLICT_REASON } from '#lib/policy/fight-detection.js';
+import {
+  type Component,
+  stopProcess,
+} from '../../../lib/local-cluster/processes.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
-import { type Component, stopProcess } from '../../testbed/processes.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
 import { isConverged, setAgentImage } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

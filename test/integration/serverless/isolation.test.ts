@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import { ControlPlane } from '../../testbed/control-plane.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
+import { ControlPlane } from '../../../lib/local-cluster/control-plane.js';
 import {
   createAgentDaemonSet,
   createNamespace,
-  createNodes,
 } from '../../testbed/kube-fixtures.js';
 import { isConverged, setAgentImage } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

@@ -5,8 +5,8 @@
  * deduplication never swallows a later change of the same key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
-import type { ClusterReader } from '#lib/ports.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import type { ClusterReader } from '#lib/ports/index.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

@@ -8,7 +8,7 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import type { Pod } from '#lib/reconcile/types.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { isPodAvailable, livePodsByNode } from './cluster-state.js';
 
 /** The worst values seen across all samples. */

@@ -4,15 +4,15 @@
  * creates, a sync held open after its first read, and a bridge that dies
  * after it received an event but before it queued it or checkpointed.
  */
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import type {
   BridgeLeaseStore,
   ClusterReader,
   PodControl,
   ResourceVersions,
   WorkQueue,
-} from '#lib/ports.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
+} from '#lib/ports/index.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { Gate } from './stack-probes.js';
 
 /** Never settles: what a call of a dead sandbox looks like from outside. */

@@ -8,7 +8,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
 import { livePodsByNode } from './cluster-state.js';
 import type { ServerlessStack } from './stack.js';

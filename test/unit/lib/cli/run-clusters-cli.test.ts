@@ -3,14 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
-import { MemoryClusterRegistry } from '#lib/adapters/memory/memory-cluster-registry.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
-import { systemClock } from '#lib/adapters/memory/system-clock.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import {
   type ClustersCliDeps,
   runClustersCli,
 } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
+import { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config

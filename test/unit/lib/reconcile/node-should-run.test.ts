@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { nameOf } from '#lib/reconcile/meta.js';
-import {
-  newPod,
-  nodeShouldRunDaemonPod,
-} from '#lib/reconcile/node-should-run.js';
+import { nameOf } from '#lib/reconcile/k8s/meta.js';
 import type {
   DaemonSet,
   Node,
   PodSpec,
   Taint,
   Toleration,
-} from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
+import {
+  newPod,
+  nodeShouldRunDaemonPod,
+} from '#lib/reconcile/node-should-run.js';
 import {
   clone,
   makeNodes,

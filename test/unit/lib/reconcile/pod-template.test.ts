@@ -4,16 +4,16 @@
  * `getPodsPrefix` and the pod `GetPodFromTemplate` builds for one node.
  */
 import { describe, expect, it } from 'vitest';
+import type { PodTemplateSpec } from '#lib/reconcile/k8s/types.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  TEMPLATE_GENERATION_LABEL,
+} from '#lib/reconcile/k8s/types.js';
 import {
   createPodTemplate,
   getPodsPrefix,
   newDaemonPod,
 } from '#lib/reconcile/pod-template.js';
-import type { PodTemplateSpec } from '#lib/reconcile/types.js';
-import {
-  CONTROLLER_REVISION_HASH_LABEL,
-  TEMPLATE_GENERATION_LABEL,
-} from '#lib/reconcile/types.js';
 import { newDaemonSet } from '../../../helpers/builders.js';
 
 describe('createPodTemplate (util.CreatePodTemplate)', () => {

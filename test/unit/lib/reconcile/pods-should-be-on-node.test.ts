@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { labelOf, nameOf, uidOf } from '#lib/reconcile/meta.js';
+import { labelOf, nameOf, uidOf } from '#lib/reconcile/k8s/meta.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import { getNodesToDaemonPods } from '#lib/reconcile/nodes-to-daemon-pods.js';
 import {
   failedPodsBackoffKey,
   type ManageInput,
   podsShouldBeOnNode,
 } from '#lib/reconcile/pods-should-be-on-node.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
 import {
   makePods,
   markPodDeleting,

@@ -5,19 +5,19 @@
  * (pkg/controller/daemon/update.go).
  */
 import { describe, expect, it } from 'vitest';
-import { getPatch } from '#lib/reconcile/history.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Pod,
+} from '#lib/reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
+import { getPatch } from '#lib/reconcile/revision-hash.js';
 import {
   DEFAULT_REVISION_HISTORY_LIMIT,
   newControllerRevision,
   pickRevisionToKeep,
   planCleanupHistory,
 } from '#lib/reconcile/revision-history.js';
-import type {
-  ControllerRevision,
-  DaemonSet,
-  Pod,
-} from '#lib/reconcile/types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/types.js';
 import {
   newDaemonSet,
   newPod,

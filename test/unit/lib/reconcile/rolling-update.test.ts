@@ -7,6 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidObjectError, SyncError } from '#lib/errors.js';
+import type { DaemonSet, Node, Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  TEMPLATE_GENERATION_LABEL,
+} from '#lib/reconcile/k8s/types.js';
 import {
   allowsSurge,
   findUpdatedPodsOnNode,
@@ -16,11 +21,6 @@ import {
   unavailableCount,
   updatedDesiredNodeCounts,
 } from '#lib/reconcile/rolling-update.js';
-import type { DaemonSet, Node, Pod } from '#lib/reconcile/types.js';
-import {
-  CONTROLLER_REVISION_HASH_LABEL,
-  TEMPLATE_GENERATION_LABEL,
-} from '#lib/reconcile/types.js';
 import {
   makeNodes,
   markPodDeleting,

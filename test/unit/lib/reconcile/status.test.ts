@@ -4,17 +4,17 @@
  * readiness vs availability) and the skip rule of `storeDaemonSetStatus`.
  */
 import { describe, expect, it } from 'vitest';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  TEMPLATE_GENERATION_LABEL,
+} from '#lib/reconcile/k8s/types.js';
 import {
   calculateStatus,
   isStatusUpToDate,
   type StatusCounters,
   withStatus,
 } from '#lib/reconcile/status.js';
-import type { DaemonSet, Pod } from '#lib/reconcile/types.js';
-import {
-  CONTROLLER_REVISION_HASH_LABEL,
-  TEMPLATE_GENERATION_LABEL,
-} from '#lib/reconcile/types.js';
 import {
   makeNodes,
   markPodReady,

@@ -9,14 +9,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '#lib/errors.js';
-import { computeHash, getPatch } from '#lib/reconcile/history.js';
-import { newControllerRevision } from '#lib/reconcile/revision-history.js';
 import type {
   ControllerRevision,
   DaemonSet,
   Pod,
-} from '#lib/reconcile/types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/types.js';
+} from '#lib/reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
+import { computeHash, getPatch } from '#lib/reconcile/revision-hash.js';
+import { newControllerRevision } from '#lib/reconcile/revision-history.js';
 import {
   makeNodes,
   makePods,

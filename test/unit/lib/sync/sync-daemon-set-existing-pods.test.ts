@@ -5,10 +5,10 @@
  * DaemonSets that must not be acted on.
  */
 import { describe, expect, it } from 'vitest';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
 import { failedPodsBackoffKey } from '#lib/reconcile/pods-should-be-on-node.js';
 import { newControllerRevision } from '#lib/reconcile/revision-history.js';
-import type { Pod } from '#lib/reconcile/types.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/types.js';
 import {
   clone,
   makeFailedPods,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KubeApiError, NAMESPACE_TERMINATING_CAUSE } from '#lib/errors.js';
-import type { DaemonSet } from '#lib/reconcile/types.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
   makeFailedPods,
   makeNodes,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '#lib/errors.js';
-import type { DaemonSet } from '#lib/reconcile/types.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
   makeNodes,
   makePods,

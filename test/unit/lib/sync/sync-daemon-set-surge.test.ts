@@ -4,7 +4,7 @@
  * RollingUpdate strategy allows surge (maxSurge 1, maxUnavailable 0).
  */
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '#lib/reconcile/types.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import {
   makeNodes,
   makePods,

@@ -22,9 +22,9 @@ import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
-} from '#lib/cluster-record.js';
+} from '#lib/cluster/record.js';
 import { ApiErrorReason, KubeApiError, ReconcilerError } from '#lib/errors.js';
-import type { ClusterRecord } from '#lib/ports.js';
+import type { ClusterRecord } from '#lib/ports/index.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 
 const MINUTE = 60_000;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryWorkQueue } from '#lib/adapters/memory/memory-work-queue.js';
-import { itemRetryDelayMs } from '#lib/reconcile/backoff.js';
+import { itemRetryDelayMs } from '#lib/reconcile/backoff-policy.js';
 
 describe('MemoryWorkQueue (client-go workqueue semantics)', () => {
   beforeEach(() => {

@@ -1,0 +1,97 @@
+/**
+ * The event→key mapping for a bridge that resumes watches from stored
+ * resourceVersions and so holds no copy of the objects as they were before an
+ * update (upstream's handlers get `old` from the informer cache). It keeps
+ * upstream's handlers and supplies the least it can know about `old`:
+ * - pods and revisions: an unknown old object, assumed to have had other
+ *   labels, the same controller and no Ready condition — every update wakes
+ *   at least what upstream would wake, never less;
+ * - nodes: the node index the bridge keeps (labels and taints per node, the
+ *   only node fields placement reads), so a node update wakes exactly the
+ *   DaemonSets whose placement on that node changes, decided by
+ *   `nodeShouldRunDaemonPod`.
+ *
+ * Invariants: every key upstream's handler would enqueue for the same event
+ * is enqueued; a node update that changes neither labels nor taints wakes
+ * nobody.
+ */
+
+import type { ControllerRevision, Node, Pod, Taint } from '../k8s/types.js';
+import { nodeShouldRunDaemonPod } from '../node-should-run.js';
+import {
+  type ClusterView,
+  daemonSetKey,
+  type EventKeys,
+  enqueueKey,
+  noEventKeys,
+} from './common.js';
+import { updateHistory } from './index.js';
+import { shouldIgnoreNodeUpdate, syncNodeUpdate } from './nodes.js';
+import { updatePod } from './pods.js';
+
+/** What placement reads of a node: its labels and taints. */
+export interface NodeFacts {
+  labels?: Record<string, string>;
+  taints?: Taint[];
+}
+
+/** Returns the facts of a node that placement depends on. */
+export const nodeFactsOf = (node: Node): NodeFacts => ({
+  ...(node.metadata?.labels ? { labels: node.metadata.labels } : {}),
+  ...(node.spec?.taints?.length ? { taints: node.spec.taints } : {}),
+});
+
+/** Returns a node carrying only `facts`, enough for the placement predicates. */
+export const nodeOfFacts = (name: string, facts: NodeFacts): Node => ({
+  metadata: { name, ...(facts.labels ? { labels: facts.labels } : {}) },
+  spec: facts.taints ? { taints: facts.taints } : {},
+});
+
+/** An old object nobody kept: other labels, same controller, not Ready. */
+const unknownOld = <T extends Pod | ControllerRevision>(cur: T): T => ({
+  ...cur,
+  metadata: {
+    ...cur.metadata,
+    resourceVersion: '',
+    labels: { 'dsr.internal/unknown-old': '' },
+  },
+  ...('status' in cur ? { status: {} } : {}),
+});
+
+/** Returns what a pod update means when the old pod is unknown. */
+export const updatePodResumed = (view: ClusterView, cur: Pod): EventKeys =>
+  updatePod(view, unknownOld(cur), cur);
+
+/** Returns what a revision update means when the old revision is unknown. */
+export const updateHistoryResumed = (
+  view: ClusterView,
+  cur: ControllerRevision
+): EventKeys => updateHistory(view, unknownOld(cur), cur);
+
+/**
+ * Returns what a node add or update means, given the node's facts as the
+ * index held them (undefined: a node the index has not seen, handled as an
+ * add). Changed labels or taints wake each DaemonSet whose `shouldRun` or
+ * `shouldContinueRunning` on this node differs before and after.
+ */
+export const updateNodeResumed = (
+  view: ClusterView,
+  old: NodeFacts | undefined,
+  cur: Node
+): EventKeys => {
+  if (old === undefined) return syncNodeUpdate(view, cur, []);
+  const oldNode = nodeOfFacts(cur.metadata?.name ?? '', old);
+  if (shouldIgnoreNodeUpdate(oldNode, cur)) return noEventKeys();
+  const out = noEventKeys();
+  for (const ds of view.daemonSets) {
+    const before = nodeShouldRunDaemonPod(oldNode, ds);
+    const after = nodeShouldRunDaemonPod(cur, ds);
+    if (
+      before.shouldRun !== after.shouldRun ||
+      before.shouldContinueRunning !== after.shouldContinueRunning
+    ) {
+      enqueueKey(out, daemonSetKey(view, ds));
+    }
+  }
+  return out;
+};

@@ -1,0 +1,174 @@
+/**
+ * The product in one process, for `npm start` and end-to-end tests: the
+ * watch-bridge of one cluster and reconcile workers, joined by the in-process
+ * work queue, with state in memory. The code paths are the Lambda ones
+ * (`runClusterBridge`, `Reconciler`, `processKey`, `syncDaemonSet`); only
+ * the queue and state adapters differ.
+ */
+import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import { MemoryBackoffStore } from '../adapters/memory/memory-backoff-store.js';
+import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-store.js';
+import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
+import { MemoryExpectationsStore } from '../adapters/memory/memory-expectations-store.js';
+import { MemoryNodeIndexStore } from '../adapters/memory/memory-node-index-store.js';
+import { MemoryOwnershipStore } from '../adapters/memory/memory-ownership-store.js';
+import {
+  MemoryWorkQueue,
+  memoryQueuePorts,
+} from '../adapters/memory/memory-work-queue.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { runClusterBridge } from '../bridge/cluster-bridge.js';
+import { sleep } from '../bridge/resource-watch.js';
+import { toError } from '../errors.js';
+import type {
+  ClusterRecord,
+  Logger,
+  MetricsSink,
+  SyncMeasurement,
+} from '../ports/index.js';
+import { ClusterSessions } from '../worker/cluster-sessions.js';
+import { Reconciler } from '../worker/reconciler.js';
+
+/** How long one bridge run lasts before it hands over to the next. */
+const BRIDGE_RUN_MS = 10 * 60_000;
+
+/** Counters a person or a test can watch. */
+export class LocalMetrics implements MetricsSink {
+  syncs = 0;
+  syncErrors = 0;
+  creates = 0;
+  deletes = 0;
+  poison = 0;
+  /** Failures reported per unhealthy cluster. */
+  readonly unhealthy = new Map<string, number>();
+  /** Clusters fenced because another controller is active. */
+  readonly conflicts = new Set<string>();
+  recordControllerConflict(cluster: string): void {
+    this.conflicts.add(cluster);
+  }
+  recordClusterUnhealthy(cluster: string, failures: number): void {
+    this.unhealthy.set(cluster, failures);
+  }
+  recordSync(m: SyncMeasurement): void {
+    this.syncs++;
+    if (m.outcome !== 'synced') this.syncErrors++;
+    this.creates += m.creates;
+    this.deletes += m.deletes;
+  }
+  recordPoison(): void {
+    this.poison++;
+  }
+}
+
+/** Runs bridge and workers for one cluster until stopped. */
+export class LocalRuntime {
+  readonly queue = new MemoryWorkQueue();
+  readonly metrics = new LocalMetrics();
+  readonly expectations = new MemoryExpectationsStore({ clock: systemClock });
+  readonly #abort = new AbortController();
+  readonly #running: Promise<void>[] = [];
+  readonly #record: ClusterRecord;
+  readonly #http: KubeHttp;
+  readonly #logger: Logger;
+  readonly #leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+  readonly #nodeIndex = new MemoryNodeIndexStore();
+  readonly #sessions: ClusterSessions;
+  readonly #reconciler: Reconciler;
+  #bridgeRuns = 0;
+
+  constructor(opts: { record: ClusterRecord; http: KubeHttp; logger: Logger }) {
+    this.#record = opts.record;
+    this.#http = opts.http;
+    this.#logger = opts.logger;
+    const record = opts.record;
+    this.#sessions = new ClusterSessions({
+      registry: {
+        get: async (id) => (id === record.id ? record : undefined),
+        list: async () => [record],
+      },
+      connect: async () => opts.http,
+      expectations: this.expectations,
+      failedPodBackoff: new MemoryBackoffStore(),
+      clock: systemClock,
+      logger: opts.logger,
+    });
+    this.#reconciler = new Reconciler({
+      sessions: this.#sessions,
+      health: new MemoryClusterHealthStore({ clock: systemClock }),
+      ownership: new MemoryOwnershipStore({ clock: systemClock }),
+      ...memoryQueuePorts(this.queue),
+      clock: systemClock,
+      logger: opts.logger,
+      metrics: this.metrics,
+    });
+  }
+
+  /** Starts the bridge and `workers` reconcile loops. */
+  start(workers = 2): void {
+    this.#running.push(this.#bridge());
+    for (let i = 0; i < workers; i++) this.#running.push(this.#work());
+  }
+
+  async #bridge(): Promise<void> {
+    const signal = this.#abort.signal;
+    const { queue } = memoryQueuePorts(this.queue);
+    while (!signal.aborted) {
+      try {
+        await runClusterBridge(
+          {
+            cluster: this.#record.id,
+            http: this.#http,
+            queue,
+            expectations: this.expectations,
+            leases: this.#leases,
+            nodeIndex: this.#nodeIndex,
+            holder: `local-${++this.#bridgeRuns}`,
+            clock: systemClock,
+            logger: this.#logger,
+          },
+          {
+            mode: 'watch',
+            deadlineMs: systemClock.now() + BRIDGE_RUN_MS,
+            resyncEveryMs: 12 * 60 * 60_000,
+            signal,
+          }
+        );
+      } catch (e) {
+        if (signal.aborted) return;
+        this.#logger.warn('bridge run failed; starting again', {
+          error: toError(e).message,
+        });
+        await sleep(1_000, signal);
+      }
+    }
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      const record = {
+        messageId: `local-${key}`,
+        body: key,
+        receiveCount: 1,
+        sentAtMs: systemClock.now(),
+      };
+      try {
+        await this.#reconciler.forBatch([record])(record);
+      } catch (e) {
+        // Only queue-state failures land here; the key is retried.
+        this.#logger.warn('reconcile failed', { error: toError(e).message });
+        this.queue.addRateLimited(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** Stops bridge and workers; resolves when everything has stopped. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    this.queue.shutDown();
+    await Promise.allSettled(this.#running);
+  }
+}

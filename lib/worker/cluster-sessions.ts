@@ -1,0 +1,139 @@
+/**
+ * Cluster id → the Kubernetes ports of that cluster, opened once per
+ * container and reused by every sync (clients at module scope, as Lambda
+ * wants). Unknown clusters are undefined, for the caller to drop.
+ */
+import { KubeClusterReader } from '../adapters/kube/kube-cluster-reader.js';
+import { KubeEventRecorder } from '../adapters/kube/kube-event-recorder.js';
+import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import { KubePodControl } from '../adapters/kube/kube-pod-control.js';
+import {
+  KubeRevisionControl,
+  KubeStatusWriter,
+} from '../adapters/kube/kube-revision-control.js';
+import type {
+  Clock,
+  ClusterRecord,
+  ClusterRegistry,
+  ExpectationsStore,
+  FailedPodBackoffStore,
+  Logger,
+} from '../ports/index.js';
+import type { SyncDeps } from '../sync/context.js';
+
+/** One open cluster. */
+export interface ClusterSession {
+  record: ClusterRecord;
+  http: KubeHttp;
+  /** The cluster's ports; a sync adds its own logger. */
+  deps: Omit<SyncDeps, 'logger'>;
+}
+
+/** Opens the API of a registered cluster. */
+export type ConnectCluster = (record: ClusterRecord) => Promise<KubeHttp>;
+
+/** Builds the sync ports of one cluster over `http`. */
+export const kubePorts = (
+  http: KubeHttp,
+  state: {
+    expectations: ExpectationsStore;
+    failedPodBackoff: FailedPodBackoffStore;
+    clock: Clock;
+  },
+  logger: Logger
+): Omit<SyncDeps, 'logger'> => {
+  const events = new KubeEventRecorder({ http, logger });
+  return {
+    reader: new KubeClusterReader({ http }),
+    podControl: new KubePodControl({ http, events }),
+    revisionControl: new KubeRevisionControl({ http }),
+    statusWriter: new KubeStatusWriter({ http }),
+    events,
+    ...state,
+  };
+};
+
+/** What ClusterSessions needs. */
+export interface ClusterSessionsOptions {
+  registry: ClusterRegistry;
+  connect: ConnectCluster;
+  expectations: ExpectationsStore;
+  failedPodBackoff: FailedPodBackoffStore;
+  clock: Clock;
+  logger: Logger;
+  /** Drops a cached credential of the record (e.g. a Secrets Manager read). */
+  forgetCredential?: (record: ClusterRecord) => void;
+}
+
+/**
+ * How long a warm container keeps a session: a record changed or removed
+ * in the registry (rotated CA, new endpoint) is picked up within this time.
+ */
+export const SESSION_MAX_AGE_MS = 5 * 60_000;
+/** A replaced session's connections close after this (longer than a sync). */
+const CLOSE_GRACE_MS = 60_000;
+
+/** Sessions by cluster id, opened on first use. */
+export class ClusterSessions {
+  readonly #open = new Map<string, Promise<ClusterSession | undefined>>();
+  readonly #openedAt = new Map<string, number>();
+  readonly #o: ClusterSessionsOptions;
+
+  constructor(options: ClusterSessionsOptions) {
+    this.#o = options;
+  }
+
+  /** Returns the cluster's session, or undefined when it is not registered. */
+  async get(clusterId: string): Promise<ClusterSession | undefined> {
+    const openedAt = this.#openedAt.get(clusterId) ?? 0;
+    if (this.#o.clock.now() - openedAt > SESSION_MAX_AGE_MS) {
+      await this.invalidate(clusterId, false);
+    }
+    let session = this.#open.get(clusterId);
+    if (session === undefined) {
+      this.#openedAt.set(clusterId, this.#o.clock.now());
+      session = this.#openSession(clusterId);
+      this.#open.set(clusterId, session);
+      // A failed open is retried by the next caller, not cached.
+      session.catch(() => this.#open.delete(clusterId));
+    }
+    return session;
+  }
+
+  async #openSession(clusterId: string): Promise<ClusterSession | undefined> {
+    const record = await this.#o.registry.get(clusterId);
+    if (record === undefined) {
+      this.#open.delete(clusterId);
+      return undefined;
+    }
+    const http = await this.#o.connect(record);
+    return { record, http, deps: kubePorts(http, this.#o, this.#o.logger) };
+  }
+
+  /**
+   * Forgets the cluster's session (after its credentials were rejected), so
+   * the next sync reconnects and re-reads the credential.
+   */
+  async invalidate(
+    clusterId: string,
+    credentialRejected = true
+  ): Promise<void> {
+    const session = this.#open.get(clusterId);
+    this.#open.delete(clusterId);
+    this.#openedAt.delete(clusterId);
+    const open = await session?.catch(() => undefined);
+    if (open !== undefined) {
+      if (credentialRejected) this.#o.forgetCredential?.(open.record);
+      // Other syncs of this batch may still be using it.
+      setTimeout(() => open.http.close(), CLOSE_GRACE_MS).unref();
+    }
+  }
+
+  /** Closes every open connection. */
+  async close(): Promise<void> {
+    for (const session of this.#open.values()) {
+      (await session.catch(() => undefined))?.http.close();
+    }
+    this.#open.clear();
+  }
+}

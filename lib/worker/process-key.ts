@@ -1,0 +1,73 @@
+/**
+ * One work item, as upstream's `processNextWorkItem` and `handleErr` run it:
+ * clear the key's dirty mark before any read (so a change during the sync
+ * queues another one), sync, then either forget the key's failures and honour
+ * `requeueAfterMs`, drop a key that can never succeed, or count the failure
+ * and requeue after 5 ms · 2^failures (≤ 1000 s). The same code serves the
+ * reconcile Lambda and the local run; only the queue adapters differ.
+ */
+import { TerminalError, toError } from '../errors.js';
+import type { Logger, WorkQueue, WorkQueueLedger } from '../ports/index.js';
+import { itemRetryDelayMs } from '../reconcile/backoff-policy.js';
+import type { SyncResult } from '../sync/sync-daemon-set.js';
+
+/** How a work item ended. */
+export type ProcessOutcome =
+  | { outcome: 'synced'; requeueAfterMs?: number }
+  | {
+      outcome: 'retrying';
+      failures: number;
+      retryAfterMs: number;
+      error: Error;
+    }
+  | { outcome: 'dropped'; error: Error };
+
+/** What processing a key needs. */
+export interface ProcessKeyDeps {
+  ledger: WorkQueueLedger;
+  queue: WorkQueue;
+  sync: (key: string) => Promise<SyncResult>;
+  logger: Logger;
+}
+
+/**
+ * Syncs `key` once and settles its queue state; returns how it ended. Throws
+ * only when the queue state itself cannot be updated (the message is then
+ * redelivered).
+ *
+ * @example
+ * const result = await processKey('prod/kube-system/agent', deps);
+ */
+export const processKey = async (
+  key: string,
+  deps: ProcessKeyDeps
+): Promise<ProcessOutcome> => {
+  const failures = await deps.ledger.beginSync(key);
+  let result: SyncResult;
+  try {
+    result = await deps.sync(key);
+  } catch (e) {
+    const error = toError(e);
+    if (e instanceof TerminalError) {
+      if (failures > 0) await deps.ledger.forget(key);
+      deps.logger.error('sync can never succeed; dropping key', {
+        error: error.message,
+      });
+      return { outcome: 'dropped', error };
+    }
+    const count = await deps.ledger.recordFailure(key);
+    const retryAfterMs = itemRetryDelayMs(count - 1);
+    await deps.queue.addAfter(key, retryAfterMs);
+    deps.logger.warn('sync failed; retrying with backoff', {
+      error: error.message,
+      failures: count,
+      retryAfterMs,
+    });
+    return { outcome: 'retrying', failures: count, retryAfterMs, error };
+  }
+  if (failures > 0) await deps.ledger.forget(key);
+  if (result.requeueAfterMs !== undefined) {
+    await deps.queue.addAfter(key, result.requeueAfterMs);
+  }
+  return { outcome: 'synced', ...result };
+};

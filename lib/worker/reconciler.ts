@@ -1,0 +1,264 @@
+/**
+ * The reconcile side of the queue, independent of Lambda: a batch of queued
+ * keys → one `processKey` per distinct key (records of one key share one
+ * sync: duplicate wake-ups coalesce), each with its own logger fields
+ * (`daemonSet`, `reconcileId`, `messageId`) and measurements. Poison
+ * messages — a malformed key, an unknown cluster — are logged, counted and
+ * acknowledged; they would fail the same way forever.
+ *
+ * A redelivered message (receive count > 1) means the attempt before died:
+ * the visibility timeout outlasts the function timeout, so that attempt is
+ * gone and its writes have landed or never will. Its expectations would wait
+ * 5 minutes for creates that never happen, so they are dropped; the sync's
+ * quorum reads see what it did (upstream: a restarted controller starts with
+ * no expectations either).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ApiErrorReason,
+  PoisonMessageError,
+  TerminalError,
+  toError,
+} from '../errors.js';
+import { parseDaemonSetKey } from '../keys.js';
+import { withFields } from '../logging.js';
+import {
+  clusterLevelError,
+  clusterRetryAfterMs,
+} from '../policy/cluster-health.js';
+import type {
+  Clock,
+  ClusterHealth,
+  ClusterHealthStore,
+  Logger,
+  MetricsSink,
+  OwnershipStore,
+  Patch,
+  PodControl,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
+import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
+import { syncDaemonSet } from '../sync/sync-daemon-set.js';
+import type { ClusterSessions } from './cluster-sessions.js';
+import { FightGuard } from './fight-guard.js';
+import { type ProcessOutcome, processKey } from './process-key.js';
+import { SyncSnapshotReader } from './sync-snapshot-reader.js';
+
+/** One queue message, as far as reconciling goes. */
+export interface QueuedKey {
+  messageId: string;
+  /** The message body: a key `cluster/namespace/name`. */
+  body: string;
+  /** How often the queue has handed this message out (1 = first time). */
+  receiveCount: number;
+  /** When the message was sent (ms since the epoch). */
+  sentAtMs: number;
+}
+
+/** What the Reconciler needs. */
+export interface ReconcilerOptions {
+  sessions: Pick<ClusterSessions, 'get' | 'invalidate'>;
+  health: ClusterHealthStore;
+  ownership: OwnershipStore;
+  ledger: WorkQueueLedger;
+  queue: WorkQueue;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsSink;
+}
+
+/** Counts the pod writes of one sync. */
+class CountingPodControl implements PodControl {
+  creates = 0;
+  deletes = 0;
+  constructor(readonly inner: PodControl) {}
+  async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
+    await this.inner.createPod(namespace, pod, owner);
+    this.creates++;
+  }
+  async deletePod(namespace: string, name: string, owner: DaemonSet) {
+    await this.inner.deletePod(namespace, name, owner);
+    this.deletes++;
+  }
+  patchPod(namespace: string, name: string, patch: Patch) {
+    return this.inner.patchPod(namespace, name, patch);
+  }
+}
+
+/** Reconciles batches of queued keys. */
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+
+  readonly #fights: FightGuard;
+
+  constructor(options: ReconcilerOptions) {
+    this.#o = options;
+    this.#fights = new FightGuard({
+      store: options.ownership,
+      metrics: options.metrics,
+    });
+  }
+
+  /**
+   * Returns the handler for the records of one batch; records with the same
+   * body share one sync and its outcome. The handler throws only when the
+   * record must be redelivered.
+   */
+  forBatch(records: readonly QueuedKey[]): (r: QueuedKey) => Promise<void> {
+    const byKey = new Map<string, QueuedKey[]>();
+    for (const r of records)
+      byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
+    const runs = new Map<string, Promise<void>>();
+    return (record) => {
+      let run = runs.get(record.body);
+      if (run === undefined) {
+        run = this.#reconcile(byKey.get(record.body) ?? [record]);
+        runs.set(record.body, run);
+      }
+      return run;
+    };
+  }
+
+  async #reconcile(records: readonly QueuedKey[]): Promise<void> {
+    const [first] = records as [QueuedKey];
+    const key = first.body;
+    const reconcileId = randomUUID();
+    const logger = withFields(this.#o.logger, {
+      daemonSet: key.slice(0, 300),
+      reconcileId,
+      messageId: first.messageId,
+      coalesced: records.length,
+    });
+    const session = await this.#resolve(key, logger);
+    if (session === undefined) return;
+    const { clock, ledger, queue, metrics } = this.#o;
+    const cluster = session.record.id;
+    const fence = await this.#fights.fenced(cluster);
+    if (fence !== undefined) {
+      logger.error(
+        'cluster fenced: not acting (another controller is active)',
+        {
+          cluster,
+          reason: fence.reason,
+        }
+      );
+      return;
+    }
+    const health = await this.#o.health.get(cluster);
+    if (health !== undefined && health.openUntilMs > clock.now()) {
+      // Cleared first, or the timer's add would coalesce into nothing.
+      await ledger.beginSync(key);
+      await queue.addAfter(key, health.openUntilMs - clock.now());
+      logger.warn('cluster backed off; key requeued without a call', {
+        cluster,
+        failures: health.failures,
+        retryAfterMs: health.openUntilMs - clock.now(),
+        lastError: health.lastError,
+      });
+      return;
+    }
+    if (records.some((r) => r.receiveCount > 1)) {
+      logger.warn(
+        'redelivered: the previous attempt died; dropping its expectations'
+      );
+      await session.deps.expectations.deleteExpectations(key);
+    }
+    const started = clock.now();
+    const podControl = new CountingPodControl(session.deps.podControl);
+    const reader = new SyncSnapshotReader(session.deps.reader);
+    const deps = { ...session.deps, reader, podControl, logger };
+    const result = await processKey(key, {
+      ledger,
+      queue,
+      logger,
+      sync: (k) => syncDaemonSet(k, deps),
+    });
+    await this.#settleHealth(cluster, health, result, logger);
+    await this.#fights.inspect(
+      cluster,
+      reader.lastDaemonSet,
+      reader.lastPods,
+      session.deps.events,
+      logger
+    );
+    const durationMs = clock.now() - started;
+    metrics.recordSync({
+      cluster: session.record.id,
+      outcome: result.outcome,
+      durationMs,
+      creates: podControl.creates,
+      deletes: podControl.deletes,
+      queueLagMs: Math.max(
+        0,
+        started - Math.min(...records.map((r) => r.sentAtMs))
+      ),
+    });
+    logger.info('synced', {
+      outcome: result.outcome,
+      durationMs,
+      creates: podControl.creates,
+      deletes: podControl.deletes,
+      ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
+        ? { requeueAfterMs: result.requeueAfterMs }
+        : {}),
+    });
+  }
+
+  /** Opens the cluster's breaker on a cluster-level failure, or closes it. */
+  async #settleHealth(
+    cluster: string,
+    before: ClusterHealth | undefined,
+    result: ProcessOutcome,
+    logger: Logger
+  ): Promise<void> {
+    const failure =
+      result.outcome === 'retrying'
+        ? clusterLevelError(result.error)
+        : undefined;
+    if (failure === undefined) {
+      if (result.outcome === 'synced' && before !== undefined) {
+        await this.#o.health.reset(cluster);
+        logger.info('cluster healthy again', { cluster });
+      }
+      return;
+    }
+    if (failure.reason === ApiErrorReason.Unauthorized) {
+      // Rotated credentials: reconnect (and re-read the secret) next time.
+      await this.#o.sessions.invalidate(cluster);
+    }
+    const health = await this.#o.health.recordFailure(
+      cluster,
+      failure.message,
+      clusterRetryAfterMs
+    );
+    this.#o.metrics.recordClusterUnhealthy(cluster, health.failures);
+    logger.warn('cluster unhealthy; backing it off', {
+      cluster,
+      reason: failure.reason,
+      failures: health.failures,
+      retryAfterMs: health.openUntilMs - this.#o.clock.now(),
+    });
+  }
+
+  /** Returns the key's cluster session; poison is logged and undefined. */
+  async #resolve(key: string, logger: Logger) {
+    try {
+      const { cluster } = parseDaemonSetKey(key);
+      const session = await this.#o.sessions.get(cluster);
+      if (session === undefined) {
+        throw new PoisonMessageError(
+          `unknown cluster ${JSON.stringify(cluster)}`
+        );
+      }
+      return session;
+    } catch (e) {
+      if (!(e instanceof TerminalError)) throw e;
+      logger.error('dropping message', { error: toError(e).message });
+      this.#o.metrics.recordPoison(
+        e instanceof PoisonMessageError ? 'unknown-cluster' : 'malformed-key'
+      );
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A ClusterReader for one sync that reads nodes and the DaemonSet's pods
+ * once and answers later reads of the same sync from that snapshot.
+ * Upstream's sync reads pods four times (history, manage, rolling update,
+ * status), all from its informer cache, which does not yet show the sync's
+ * own writes either: writes are covered by expectations (a sync that created
+ * or deleted pods skips the rolling update) and the status they change is
+ * written by the next sync, which the resulting watch events cause.
+ * Revisions are read live: history creates and prunes them within a sync.
+ */
+import type { ClusterReader } from '../ports/index.js';
+import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
+
+/** Memoises node and pod lists for the lifetime of one sync. */
+export class SyncSnapshotReader implements ClusterReader {
+  readonly #inner: ClusterReader;
+  #nodes: Promise<Node[]> | undefined;
+  readonly #pods = new Map<string, Promise<Pod[]>>();
+  /** The DaemonSet and pods this sync read last (for fight detection). */
+  lastDaemonSet: DaemonSet | undefined;
+  lastPods: readonly Pod[] = [];
+
+  constructor(inner: ClusterReader) {
+    this.#inner = inner;
+  }
+
+  async getDaemonSet(namespace: string, name: string) {
+    this.lastDaemonSet = await this.#inner.getDaemonSet(namespace, name);
+    return this.lastDaemonSet;
+  }
+
+  getDaemonSetFresh(namespace: string, name: string) {
+    return this.#inner.getDaemonSetFresh(namespace, name);
+  }
+
+  async listNodes(): Promise<Node[]> {
+    this.#nodes ??= this.#inner.listNodes();
+    return structuredClone(await this.#nodes);
+  }
+
+  async listPods(namespace: string, owner: DaemonSet): Promise<Pod[]> {
+    const id = `${namespace}/${owner.metadata?.uid ?? ''}`;
+    let pods = this.#pods.get(id);
+    if (pods === undefined) {
+      pods = this.#inner.listPods(namespace, owner);
+      this.#pods.set(id, pods);
+    }
+    this.lastPods = await pods;
+    // Callers patch what they read; each gets its own copy.
+    return structuredClone(this.lastPods) as Pod[];
+  }
+
+  listControllerRevisions(namespace: string) {
+    return this.#inner.listControllerRevisions(namespace);
+  }
+
+  getControllerRevisionFresh(namespace: string, name: string) {
+    return this.#inner.getControllerRevisionFresh(namespace, name);
+  }
+}

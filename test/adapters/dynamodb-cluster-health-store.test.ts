@@ -1,0 +1,67 @@
+/** DynamoClusterHealthStore against DynamoDB Local. */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
+import { clusterRetryAfterMs } from '#lib/policy/cluster-health.js';
+import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
+import { FakeClock } from '../helpers/fakes/fake-clock.js';
+
+describe('DynamoClusterHealthStore', () => {
+  let table: TestTable;
+  const clock = new FakeClock();
+  let store: DynamoClusterHealthStore;
+
+  beforeAll(async () => {
+    table = await createTestTable(inject('dynamodbEndpoint'));
+    store = new DynamoClusterHealthStore({ ...table, clock });
+  });
+  afterAll(() => table.client.destroy());
+
+  it('reads a cluster without failures as healthy', async () => {
+    // Act / Assess
+    expect(await store.get('fresh')).toBeUndefined();
+  });
+
+  it('counts failures and opens the breaker for 1 s, 2 s, 4 s', async () => {
+    // Act
+    const opened = [];
+    for (let i = 0; i < 3; i++) {
+      opened.push(
+        await store.recordFailure('c1', 'ECONNREFUSED', clusterRetryAfterMs)
+      );
+    }
+    // Assess
+    expect(opened.map((h) => h.failures)).toEqual([1, 2, 3]);
+    expect(opened.map((h) => h.openUntilMs - clock.now())).toEqual([
+      1_000, 2_000, 4_000,
+    ]);
+    expect(await store.get('c1')).toEqual({
+      failures: 3,
+      openUntilMs: clock.now() + 4_000,
+      lastError: 'ECONNREFUSED',
+    });
+  });
+
+  it('counts every one of 10 concurrent failures and keeps the latest opening', async () => {
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.recordFailure('c2', '503', clusterRetryAfterMs)
+      )
+    );
+    // Assess
+    const stored = await store.get('c2');
+    expect(stored?.failures).toBe(10);
+    expect(stored?.openUntilMs).toBe(
+      Math.max(...results.map((r) => r.openUntilMs))
+    );
+  });
+
+  it('closes the breaker on reset', async () => {
+    // Prepare
+    await store.recordFailure('c3', 'Unauthorized', clusterRetryAfterMs);
+    // Act
+    await store.reset('c3');
+    // Assess
+    expect(await store.get('c3')).toBeUndefined();
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * The SQS work queue against the SQS emulator keeps client-go's guarantees:
+ * adds coalesce, an add during a sync queues one more, nothing is lost to the
+ * FIFO 5-minute deduplication window or to a failed send, and delayed adds
+ * go through the delay queue and the timer forwarder (earliest time wins,
+ * delays beyond 900 s chained).
+ */
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchItemFailure, SQSEvent } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
+import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
+import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
+import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
+import { PoisonMessageError, ReconcilerError } from '#lib/errors.js';
+import type { Clock, WorkQueueMarks } from '#lib/ports/index.js';
+import {
+  type DelayQueue,
+  type FireTimerDeps,
+  fireTimer,
+  parseTimerMessage,
+  type TimerOutcome,
+} from '#lib/timers/fire-timers.js';
+import { EsmPoller } from '../helpers/esm-poller.js';
+import { FakeClock } from '../helpers/fakes/fake-clock.js';
+import {
+  createSqsQueues,
+  drainQueue,
+  queueCounts,
+  type SqsTestQueues,
+} from '../helpers/sqs-queues.js';
+
+const KEY = 'prod/kube-system/agent';
+const WAIT = { timeout: 20_000, interval: 50 };
+const wallClock: Clock = { now: () => Date.now() };
+
+describe('SqsWorkQueue', () => {
+  let queues: SqsTestQueues;
+  let marks: MemoryWorkQueueStore;
+  let queue: SqsWorkQueue;
+  let forwarder: EsmPoller | undefined;
+  const outcomes: TimerOutcome[] = [];
+  const poison: Error[] = [];
+
+  const newQueue = (overrides: {
+    workQueueUrl?: string;
+    delayQueueUrl?: string;
+    clock?: Clock;
+    marks?: WorkQueueMarks;
+  }) =>
+    new SqsWorkQueue({
+      client: queues.client,
+      workQueueUrl: queues.work.url,
+      delayQueueUrl: queues.delay.url,
+      marks,
+      clock: wallClock,
+      ...overrides,
+    });
+
+  beforeEach(async () => {
+    queues = await createSqsQueues({ visibilityTimeoutSeconds: 5 });
+    marks = new MemoryWorkQueueStore({ clock: wallClock });
+    queue = newQueue({});
+    outcomes.length = 0;
+    poison.length = 0;
+  });
+  afterEach(async () => {
+    await forwarder?.stop();
+    forwarder = undefined;
+    await queues.destroy();
+  });
+
+  /** Runs the delay forwarder the way its Lambda will: poison is acked. */
+  const startForwarder = async (deps: Partial<FireTimerDeps> = {}) => {
+    const all: FireTimerDeps = {
+      delayQueue: new SqsDelayQueue({
+        client: queues.client,
+        queueUrl: queues.delay.url,
+      }),
+      workQueue: queue,
+      marks,
+      clock: wallClock,
+      ...deps,
+    };
+    forwarder = await EsmPoller.start({
+      client: queues.client,
+      queueUrl: queues.delay.url,
+      handler: async (event: SQSEvent) => {
+        const batchItemFailures: SQSBatchItemFailure[] = [];
+        for (const record of event.Records) {
+          try {
+            outcomes.push(await fireTimer(record.body, all));
+          } catch (e) {
+            if (e instanceof PoisonMessageError) poison.push(e);
+            else batchItemFailures.push({ itemIdentifier: record.messageId });
+          }
+        }
+        return { batchItemFailures };
+      },
+    });
+  };
+  const workMessages = () => drainQueue(queues.client, queues.work.url);
+  const delayedTimers = async () =>
+    (await queueCounts(queues.client, queues.delay.url)).delayed;
+
+  describe('add', () => {
+    it('sends one message for ten concurrent adds of a key', async () => {
+      // Act
+      await Promise.all(Array.from({ length: 10 }, () => queue.add(KEY)));
+      // Assess
+      const messages = await workMessages();
+      expect(messages.map((m) => m.Body)).toEqual([KEY]);
+      expect(messages[0]?.Attributes?.MessageGroupId).toBe(KEY);
+      expect(messages[0]?.Attributes?.MessageDeduplicationId).toMatch(
+        /^[0-9a-f-]{36}$/
+      );
+    });
+
+    it('queues one more message for an add after the consumer cleared the mark', async () => {
+      // Prepare
+      await queue.add(KEY);
+      const { Messages: inFlight = [] } = await queues.client.send(
+        new ReceiveMessageCommand({ QueueUrl: queues.work.url })
+      );
+      // Act
+      await queue.add(KEY); // before beginSync: coalesces
+      await marks.beginSync(KEY);
+      await queue.add(KEY);
+      await queue.add(KEY); // coalesces into the one just sent
+      // Assess
+      const whileInFlight = await queues.client.send(
+        new ReceiveMessageCommand({ QueueUrl: queues.work.url })
+      );
+      expect(inFlight).toHaveLength(1);
+      expect(whileInFlight.Messages ?? []).toEqual([]);
+      expect(await queueCounts(queues.client, queues.work.url)).toMatchObject({
+        visible: 1,
+        inFlight: 1,
+      });
+    });
+
+    it('delivers a re-add within 5 minutes of the previous message', async () => {
+      // Prepare
+      await queue.add(KEY);
+      const first = await workMessages();
+      await marks.beginSync(KEY);
+      // Act
+      await queue.add(KEY);
+      // Assess
+      expect(first).toHaveLength(1);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('shortens a key too long for a message group, keeping the body', async () => {
+      // Prepare
+      const long = `prod/${'n'.repeat(63)}/${'d'.repeat(200)}`;
+      // Act
+      await queue.add(long);
+      // Assess
+      const [message] = await workMessages();
+      expect(message?.Body).toBe(long);
+      expect(message?.Attributes?.MessageGroupId).toHaveLength(128);
+    });
+
+    it('clears the mark and throws an SqsQueueError when the send fails', async () => {
+      // Prepare
+      const broken = newQueue({
+        workQueueUrl: queues.work.url.replace('-work.fifo', '-gone.fifo'),
+      });
+      // Act
+      const error = await broken.add(KEY).catch((e: unknown) => e);
+      await queue.add(KEY);
+      // Assess
+      expect(error).toBeInstanceOf(SqsQueueError);
+      expect(error).toBeInstanceOf(ReconcilerError);
+      expect((error as Error).message).toContain(`send ${KEY}`);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('reports both errors when the mark cannot be cleared after a failed send', async () => {
+      // Prepare
+      const failing = new Proxy(marks, {
+        get: (store, name) =>
+          name === 'clearDirty'
+            ? async () => {
+                throw new Error('DynamoDB down');
+              }
+            : Reflect.get(store, name).bind(store),
+      });
+      const broken = newQueue({
+        workQueueUrl: queues.work.url.replace('-work.fifo', '-gone.fifo'),
+        marks: failing,
+      });
+      // Act
+      const error = await broken.add(KEY).catch((e: unknown) => e);
+      // Assess
+      expect(error).toBeInstanceOf(AggregateError);
+      expect((error as AggregateError).errors.map((e) => e.name)).toEqual([
+        'SqsQueueError',
+        'Error',
+      ]);
+    });
+  });
+
+  describe('addBatch', () => {
+    it('sends one message per key that is not already waiting', async () => {
+      // Prepare
+      const keys = Array.from({ length: 23 }, (_, i) => `prod/ns/ds-${i}`);
+      await queue.add('prod/ns/ds-0');
+      await workMessages(); // ds-0 is being synced; its mark is still set
+      // Act
+      await queue.addBatch([...keys, ...keys.slice(0, 5)]);
+      // Assess
+      const bodies = (await workMessages()).map((m) => m.Body).sort();
+      expect(bodies).toEqual(keys.slice(1).sort());
+    });
+  });
+
+  describe('addAfter', () => {
+    it('adds at once when the delay is under a second', async () => {
+      // Act
+      await queue.addAfter(KEY, 640);
+      // Assess
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+      expect(await delayedTimers()).toBe(0);
+    });
+
+    it('adds the key through the delay queue no earlier than the delay', async () => {
+      // Prepare
+      await startForwarder();
+      const before = Date.now();
+      // Act
+      await queue.addAfter(KEY, 2_000);
+      // Assess
+      await vi.waitFor(() => expect(outcomes).toEqual(['fired']), WAIT);
+      const [message] = await workMessages();
+      expect(message?.Body).toBe(KEY);
+      expect(
+        Number(message?.Attributes?.SentTimestamp) - before
+      ).toBeGreaterThanOrEqual(2_000);
+      await queue.addAfter(KEY, 60_000); // arms again: the timer was disarmed
+      expect(await delayedTimers()).toBe(1);
+    });
+
+    it('lets the earliest pending timer win', async () => {
+      // Prepare
+      await startForwarder();
+      // Act
+      await queue.addAfter(KEY, 3_000);
+      await queue.addAfter(KEY, 1_500); // earlier: replaces the 3-s timer
+      await queue.addAfter(KEY, 2_500); // later than pending: nothing sent
+      const sent = await queueCounts(queues.client, queues.delay.url);
+      await vi.waitFor(() => expect(outcomes).toHaveLength(2), WAIT);
+      // Assess
+      expect(sent.delayed).toBe(2);
+      expect(outcomes).toEqual(['fired', 'superseded']);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('chains a timer whose due time is more than 900 s away', async () => {
+      // Prepare
+      const producerClock = new FakeClock();
+      await newQueue({ clock: producerClock }).addAfter(KEY, 1_500);
+      // The forwarder's clock says the timer is still 1,000 s away.
+      const forwarderClock = new FakeClock(producerClock.now() - 998_500);
+      const real = new SqsDelayQueue({
+        client: queues.client,
+        queueUrl: queues.delay.url,
+      });
+      const resent: { body: string; delaySeconds: number }[] = [];
+      const recording: DelayQueue = {
+        send: async (body, delaySeconds) => {
+          resent.push({ body, delaySeconds });
+          await real.send(body, delaySeconds);
+        },
+      };
+      // Act
+      await startForwarder({ delayQueue: recording, clock: forwarderClock });
+      await vi.waitFor(() => expect(outcomes).toEqual(['rescheduled']), WAIT);
+      // Assess
+      expect(resent.map((r) => r.delaySeconds)).toEqual([900]);
+      expect(await delayedTimers()).toBe(1);
+      const { token } = parseTimerMessage(resent[0]?.body ?? '');
+      expect(await marks.isTimerArmed(KEY, token)).toBe(true);
+    });
+
+    it('disarms the timer and throws when the delay queue refuses the timer', async () => {
+      // Prepare
+      const broken = newQueue({
+        delayQueueUrl: queues.delay.url.replace('-delay', '-gone'),
+      });
+      // Act
+      const error = await broken.addAfter(KEY, 5_000).catch((e: unknown) => e);
+      // Assess
+      await queue.addAfter(KEY, 6_000); // later, yet armed: nothing pending
+      expect(error).toBeInstanceOf(SqsQueueError);
+      expect(await delayedTimers()).toBe(1);
+    });
+  });
+
+  describe('the timer forwarder', () => {
+    it('acknowledges a malformed timer message as poison', async () => {
+      // Prepare
+      await queues.client.send(
+        new SendMessageCommand({
+          QueueUrl: queues.delay.url,
+          MessageBody: '{"key":"not a key"}',
+        })
+      );
+      // Act
+      await startForwarder();
+      await vi.waitFor(() => expect(poison).toHaveLength(1), WAIT);
+      // Assess
+      expect(poison[0]).toBeInstanceOf(PoisonMessageError);
+      expect(poison[0]?.message).toContain('malformed timer message');
+      await vi.waitFor(
+        () => expect(forwarder?.invocations[0]?.outcome).toBe('succeeded'),
+        WAIT
+      );
+    });
+  });
+});

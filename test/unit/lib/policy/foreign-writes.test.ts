@@ -1,0 +1,107 @@
+/** Fight detection from managedFields: what counts as another controller's write. */
+import { describe, expect, it } from 'vitest';
+import { findForeignWrites } from '#lib/policy/foreign-writes.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  newDaemonSet,
+  newPod,
+  simpleDaemonSetLabel,
+} from '../../../helpers/builders.js';
+
+const OURS = 'serverless-daemonset-reconciler';
+const statusEntry = (manager: string, time: string) => ({
+  manager,
+  operation: 'Update',
+  subresource: 'status',
+  time,
+  fieldsType: 'FieldsV1',
+  fieldsV1: { 'f:status': {} },
+});
+const withStatusWriters = (
+  ...entries: ReturnType<typeof statusEntry>[]
+): DaemonSet => {
+  const ds = newDaemonSet('agent');
+  ds.metadata = { ...ds.metadata, managedFields: entries as never };
+  return ds;
+};
+const podCreatedBy = (ds: DaemonSet, manager: string, created: string): Pod => {
+  const pod = newPod('agent-', 'n1', simpleDaemonSetLabel, ds);
+  pod.metadata = {
+    ...pod.metadata,
+    creationTimestamp: created,
+    managedFields: [
+      {
+        manager,
+        operation: 'Update',
+        time: created,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:ownerReferences': {} } },
+      },
+    ] as never,
+  };
+  return pod;
+};
+
+describe('findForeignWrites', () => {
+  it('sees nothing before our first status write (takeover history)', () => {
+    // Prepare
+    const ds = withStatusWriters(
+      statusEntry('kube-controller-manager', '2026-01-01T00:00:00Z')
+    );
+    // Act / Assess
+    expect(
+      findForeignWrites(ds, [
+        podCreatedBy(ds, 'kube-controller-manager', '2026-01-01T00:00:00Z'),
+      ])
+    ).toEqual([]);
+  });
+
+  it('reports status written by another manager after ours', () => {
+    // Prepare
+    const ds = withStatusWriters(
+      statusEntry(OURS, '2026-01-01T00:00:00Z'),
+      statusEntry('kube-controller-manager', '2026-01-01T00:00:05Z')
+    );
+    // Act / Assess
+    expect(findForeignWrites(ds, [])).toEqual([
+      'status written by kube-controller-manager at 2026-01-01T00:00:05Z',
+    ]);
+  });
+
+  it('ignores another manager whose status write is older than ours', () => {
+    // Prepare
+    const ds = withStatusWriters(
+      statusEntry('kube-controller-manager', '2026-01-01T00:00:00Z'),
+      statusEntry(OURS, '2026-01-01T00:00:05Z')
+    );
+    // Act / Assess
+    expect(findForeignWrites(ds, [])).toEqual([]);
+  });
+
+  it('reports a controlled pod created by another manager after our status write, not our own pods or older ones', () => {
+    // Prepare
+    const ds = withStatusWriters(statusEntry(OURS, '2026-01-01T00:00:05Z'));
+    const theirs = podCreatedBy(
+      ds,
+      'kube-controller-manager',
+      '2026-01-01T00:00:09Z'
+    );
+    const ours = podCreatedBy(ds, OURS, '2026-01-01T00:00:09Z');
+    const older = podCreatedBy(
+      ds,
+      'kube-controller-manager',
+      '2026-01-01T00:00:01Z'
+    );
+    const unrelated = podCreatedBy(
+      newDaemonSet('other'),
+      'kube-controller-manager',
+      '2026-01-01T00:00:09Z'
+    );
+    // Act
+    const found = findForeignWrites(ds, [theirs, ours, older, unrelated]);
+    // Assess
+    expect(found).toEqual([
+      `pod ${theirs.metadata?.name} created by kube-controller-manager`,
+    ]);
+  });
+});

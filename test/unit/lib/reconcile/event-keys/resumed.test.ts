@@ -1,0 +1,233 @@
+/**
+ * The event→key mapping of a bridge that resumes from stored
+ * resourceVersions without caches: it must wake at least what upstream's
+ * handlers wake (pods, revisions) and exactly the DaemonSets whose placement
+ * changes (nodes, from the node index).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClusterView } from '#lib/reconcile/event-keys/index.js';
+import { updatePod } from '#lib/reconcile/event-keys/index.js';
+import {
+  nodeFactsOf,
+  nodeOfFacts,
+  updateHistoryResumed,
+  updateNodeResumed,
+  updatePodResumed,
+} from '#lib/reconcile/event-keys/resumed.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+} from '#lib/reconcile/k8s/types.js';
+import {
+  markPodReady,
+  newDaemonSet,
+  newNode,
+  newPod,
+  simpleDaemonSetLabel,
+} from '../../../../helpers/builders.js';
+
+const viewOf = (...daemonSets: DaemonSet[]): ClusterView => ({
+  cluster: 'c1',
+  daemonSets,
+});
+
+const withNodeSelector = (ds: DaemonSet, sel: Record<string, string>) => {
+  (ds.spec as NonNullable<DaemonSet['spec']>).template.spec = {
+    ...ds.spec?.template.spec,
+    containers: ds.spec?.template.spec?.containers ?? [],
+    nodeSelector: sel,
+  };
+  return ds;
+};
+
+describe('nodeFactsOf / nodeOfFacts', () => {
+  it('keeps labels and taints only, and round-trips through a node', () => {
+    // Prepare
+    const node = newNode('n1', { zone: 'a' });
+    node.spec = { taints: [{ key: 'k', effect: 'NoSchedule' }] };
+    // Act
+    const facts = nodeFactsOf(node);
+    const back = nodeOfFacts('n1', facts);
+    // Assess
+    expect(facts).toEqual({
+      labels: { zone: 'a' },
+      taints: [{ key: 'k', effect: 'NoSchedule' }],
+    });
+    expect(back).toEqual({
+      metadata: { name: 'n1', labels: { zone: 'a' } },
+      spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] },
+    });
+  });
+
+  it('leaves out absent labels and empty taints', () => {
+    // Prepare
+    const node = newNode('n1');
+    node.spec = { taints: [] };
+    // Act / Assess
+    expect(nodeFactsOf(node)).toEqual({});
+    expect(nodeOfFacts('n1', {})).toEqual({
+      metadata: { name: 'n1' },
+      spec: {},
+    });
+  });
+});
+
+describe('updateNodeResumed', () => {
+  it('handles a node the index has not seen as an add (wakes DaemonSets that should run there)', () => {
+    // Prepare
+    const wanted = withNodeSelector(newDaemonSet('wanted'), { zone: 'a' });
+    const other = withNodeSelector(newDaemonSet('other'), { zone: 'b' });
+    // Act
+    const out = updateNodeResumed(
+      viewOf(wanted, other),
+      undefined,
+      newNode('n1', { zone: 'a' })
+    );
+    // Assess
+    expect(out.keys).toEqual(['c1/default/wanted']);
+  });
+
+  it('wakes nobody when labels and taints are unchanged (heartbeats, status)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const node = newNode('n1', { zone: 'a' });
+    // Act
+    const out = updateNodeResumed(viewOf(ds), nodeFactsOf(node), node);
+    // Assess
+    expect(out.keys).toEqual([]);
+  });
+
+  it('wakes only the DaemonSets whose placement on the node changes', () => {
+    // Prepare
+    const gainsNode = withNodeSelector(newDaemonSet('gains'), { zone: 'b' });
+    const losesNode = withNodeSelector(newDaemonSet('loses'), { zone: 'a' });
+    const unaffected = withNodeSelector(newDaemonSet('same'), { role: 'x' });
+    const everywhere = newDaemonSet('everywhere');
+    // Act
+    const out = updateNodeResumed(
+      viewOf(gainsNode, losesNode, unaffected, everywhere),
+      { labels: { zone: 'a' } },
+      newNode('n1', { zone: 'b' })
+    );
+    // Assess
+    expect(out.keys.sort()).toEqual(['c1/default/gains', 'c1/default/loses']);
+  });
+
+  it('tolerates a node without a name (it matches no matchFields term)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    // Act
+    const out = updateNodeResumed(viewOf(ds), { labels: { a: 'b' } }, {});
+    // Assess
+    expect(out.keys).toEqual([]);
+  });
+
+  it('wakes a DaemonSet when a NoExecute taint stops it from continuing to run', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const tainted = newNode('n1');
+    tainted.spec = { taints: [{ key: 'evict', effect: 'NoExecute' }] };
+    // Act
+    const out = updateNodeResumed(viewOf(ds), {}, tainted);
+    // Assess
+    expect(out.keys).toEqual(['c1/default/ds']);
+    expect(out.expectations).toEqual([]);
+  });
+});
+
+describe('updatePodResumed', () => {
+  it('wakes the owner of an owned pod, like upstream updatePod', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const pod = newPod('p-', 'n1', simpleDaemonSetLabel, ds);
+    pod.metadata = { ...pod.metadata, resourceVersion: '7' };
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod);
+    // Assess
+    expect(out.keys).toEqual(['c1/default/ds']);
+  });
+
+  it('wakes every DaemonSet selecting an orphan (its labels may have changed)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const orphan = newPod('p-', 'n1', simpleDaemonSetLabel);
+    orphan.metadata = { ...orphan.metadata, resourceVersion: '7' };
+    // Act
+    const resumed = updatePodResumed(viewOf(ds), orphan);
+    const upstreamSameLabels = updatePod(
+      viewOf(ds),
+      { ...orphan, metadata: { ...orphan.metadata, resourceVersion: '6' } },
+      orphan
+    );
+    // Assess
+    expect(resumed.keys).toEqual(['c1/default/ds']);
+    expect(upstreamSameLabels.keys).toEqual([]);
+  });
+
+  it('schedules the minReadySeconds requeue for a Ready pod (old readiness unknown)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    (ds.spec as NonNullable<DaemonSet['spec']>).minReadySeconds = 10;
+    const pod = markPodReady(newPod('p-', 'n1', simpleDaemonSetLabel, ds), 0);
+    pod.metadata = { ...pod.metadata, resourceVersion: '7' };
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod);
+    // Assess
+    expect(out.delayedKeys).toEqual([
+      { key: 'c1/default/ds', afterMs: 11_000 },
+    ]);
+  });
+
+  it('observes a deletion when the pod carries a deletion timestamp', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const pod = newPod('p-', 'n1', simpleDaemonSetLabel, ds);
+    pod.metadata = {
+      ...pod.metadata,
+      resourceVersion: '7',
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+    };
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod);
+    // Assess
+    expect(out.expectations).toEqual([
+      { key: 'c1/default/ds', observed: 'deletion' },
+    ]);
+  });
+});
+
+describe('updateHistoryResumed', () => {
+  it('wakes the owner of an owned revision and the selectors of an orphan', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const owned: ControllerRevision = {
+      metadata: {
+        name: 'r1',
+        namespace: 'default',
+        resourceVersion: '9',
+        labels: { ...simpleDaemonSetLabel },
+        ownerReferences: [
+          {
+            apiVersion: 'apps/v1',
+            kind: 'DaemonSet',
+            name: 'ds',
+            uid: ds.metadata?.uid ?? '',
+            controller: true,
+          },
+        ],
+      },
+      revision: 1,
+    };
+    const orphan: ControllerRevision = {
+      metadata: { ...owned.metadata, name: 'r2', ownerReferences: [] },
+      revision: 1,
+    };
+    // Act / Assess
+    expect(updateHistoryResumed(viewOf(ds), owned).keys).toEqual([
+      'c1/default/ds',
+    ]);
+    expect(updateHistoryResumed(viewOf(ds), orphan).keys).toEqual([
+      'c1/default/ds',
+    ]);
+  });
+});

@@ -1,0 +1,306 @@
+/**
+ * The reconcile side of the queue over fakes of our own ports: coalescing of
+ * a batch, the client-go retry rules (processNextWorkItem / handleErr),
+ * poison messages, redelivery after a crash.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
+import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
+import {
+  MemoryWorkQueue,
+  memoryQueuePorts,
+} from '#lib/adapters/memory/memory-work-queue.js';
+import {
+  ApiErrorReason,
+  KubeApiError,
+  SyncError,
+  TerminalError,
+} from '#lib/errors.js';
+import { LocalMetrics } from '#lib/wiring/local-runtime.js';
+import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
+import { processKey } from '#lib/worker/process-key.js';
+import { type QueuedKey, Reconciler } from '#lib/worker/reconciler.js';
+import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
+import {
+  addDaemonSet,
+  CLUSTER,
+  type Harness,
+  keyOf,
+  newHarness,
+} from '../../../helpers/harness.js';
+
+const record = (
+  body: string,
+  overrides: Partial<QueuedKey> = {}
+): QueuedKey => ({
+  messageId: `m-${Math.random().toString(36).slice(2)}`,
+  body,
+  receiveCount: 1,
+  sentAtMs: 0,
+  ...overrides,
+});
+
+describe('processKey', () => {
+  let queue: MemoryWorkQueue;
+  beforeEach(() => {
+    queue = new MemoryWorkQueue({ now: () => 0 });
+  });
+  const deps = (sync: () => Promise<{ requeueAfterMs?: number }>) => ({
+    ...memoryQueuePorts(queue),
+    logger: newHarness().logger,
+    sync,
+  });
+
+  it('counts failures and retries after 5 ms · 2^(failures-1)', async () => {
+    // Prepare
+    const failing = deps(async () => {
+      throw new SyncError('boom');
+    });
+    // Act
+    const first = await processKey('c/ns/a', failing);
+    const second = await processKey('c/ns/a', failing);
+    const third = await processKey('c/ns/a', failing);
+    // Assess
+    expect(
+      [first, second, third].map(
+        (o) => o.outcome === 'retrying' && o.retryAfterMs
+      )
+    ).toEqual([5, 10, 20]);
+    queue.shutDown();
+  });
+
+  it('forgets the failures after a success and honours requeueAfterMs', async () => {
+    // Prepare
+    await processKey(
+      'c/ns/a',
+      deps(async () => {
+        throw new SyncError('boom');
+      })
+    );
+    // Act
+    const ok = await processKey(
+      'c/ns/a',
+      deps(async () => ({ requeueAfterMs: 30_000 }))
+    );
+    // Assess
+    expect(ok).toEqual({ outcome: 'synced', requeueAfterMs: 30_000 });
+    expect(queue.numRequeues('c/ns/a')).toBe(0);
+    queue.shutDown();
+  });
+
+  it('drops a key whose sync can never succeed, without a retry', async () => {
+    // Act
+    const out = await processKey(
+      'c/ns/a',
+      deps(async () => {
+        throw new TerminalError('bad');
+      })
+    );
+    // Assess
+    expect(out.outcome).toBe('dropped');
+    expect(queue.numRequeues('c/ns/a')).toBe(0);
+    expect(queue.length).toBe(0);
+    queue.shutDown();
+  });
+});
+
+describe('Reconciler', () => {
+  let h: Harness;
+  let queue: MemoryWorkQueue;
+  let metrics: LocalMetrics;
+  let reconciler: Reconciler;
+  let opened: string[];
+  let invalidated: string[];
+  let health: MemoryClusterHealthStore;
+
+  beforeEach(() => {
+    h = newHarness();
+    queue = new MemoryWorkQueue({ now: () => h.clock.now() });
+    metrics = new LocalMetrics();
+    opened = [];
+    invalidated = [];
+    health = new MemoryClusterHealthStore({ clock: h.clock });
+    const session: ClusterSession = {
+      record: {
+        id: CLUSTER,
+        endpoint: 'https://127.0.0.1:1',
+        caData: '',
+        auth: { type: 'kubeconfig', path: '' },
+        ownership: 'apps/v1',
+        bridgeMode: 'watch',
+      },
+      http: undefined as never,
+      deps: { ...h.deps },
+    };
+    reconciler = new Reconciler({
+      sessions: {
+        get: async (id) => {
+          opened.push(id);
+          return id === CLUSTER ? session : undefined;
+        },
+        invalidate: async (id) => {
+          invalidated.push(id);
+        },
+      },
+      health,
+      ownership: new MemoryOwnershipStore({ clock: h.clock }),
+      ...memoryQueuePorts(queue),
+      clock: h.clock,
+      logger: h.logger,
+      metrics,
+    });
+    h.cluster.nodes.push(...makeNodes(0, 3));
+  });
+
+  const runBatch = async (records: QueuedKey[]) => {
+    const handle = reconciler.forBatch(records);
+    return Promise.allSettled(records.map((r) => handle(r)));
+  };
+
+  it('runs one sync for ten records of the same key', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const records = Array.from({ length: 10 }, () => record(keyOf(ds)));
+    // Act
+    const settled = await runBatch(records);
+    // Assess
+    expect(settled.every((s) => s.status === 'fulfilled')).toBe(true);
+    expect(metrics.syncs).toBe(1);
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('syncs distinct keys of one batch separately', async () => {
+    // Prepare
+    const a = addDaemonSet(h, newDaemonSet('a'));
+    const b = addDaemonSet(h, newDaemonSet('b'));
+    // Act
+    await runBatch([record(keyOf(a)), record(keyOf(b)), record(keyOf(a))]);
+    // Assess
+    expect(metrics.syncs).toBe(2);
+    expect(h.cluster.created).toHaveLength(6);
+  });
+
+  it('drops malformed keys and unknown clusters with a clear log line, and syncs the rest', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    // Act
+    const settled = await runBatch([
+      record('not a key'),
+      record('elsewhere/default/agent'),
+      record(keyOf(ds)),
+    ]);
+    // Assess
+    expect(settled.every((s) => s.status === 'fulfilled')).toBe(true);
+    expect(metrics.poison).toBe(2);
+    expect(metrics.syncs).toBe(1);
+    const drops = h.logger.lines.filter(
+      (l) => l.message === 'dropping message'
+    );
+    expect(drops.map((l) => (l.fields as { error: string }).error)).toEqual([
+      expect.stringContaining('malformed DaemonSet key'),
+      expect.stringContaining('unknown cluster "elsewhere"'),
+    ]);
+    expect(opened).toEqual(['elsewhere', CLUSTER]);
+  });
+
+  it('drops the expectations of a dead attempt when a message is redelivered', async () => {
+    // Prepare: an attempt set expectations for 3 creates, then died.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await h.expectations.setExpectations(keyOf(ds), 3, 0);
+    // Act
+    await runBatch([record(keyOf(ds), { receiveCount: 2 })]);
+    // Assess: the sync acted instead of waiting 5 minutes.
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('waits for outstanding expectations on a first delivery', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await h.expectations.setExpectations(keyOf(ds), 3, 0);
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(h.cluster.created).toHaveLength(0);
+  });
+
+  it('rejects the record when the queue state cannot be updated (redelivery)', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const broken = new Reconciler({
+      sessions: {
+        get: async () => ({
+          record: {} as never,
+          http: undefined as never,
+          deps: h.deps,
+        }),
+        invalidate: async () => undefined,
+      },
+      health: new MemoryClusterHealthStore({ clock: h.clock }),
+      ownership: new MemoryOwnershipStore({ clock: h.clock }),
+      queue: memoryQueuePorts(queue).queue,
+      ledger: {
+        beginSync: async () => {
+          throw new Error('table throttled');
+        },
+        recordFailure: async () => 0,
+        forget: async () => undefined,
+      },
+      clock: h.clock,
+      logger: h.logger,
+      metrics,
+    });
+    const r = record(keyOf(ds));
+    // Act
+    const settled = await Promise.allSettled([broken.forBatch([r])(r)]);
+    // Assess
+    expect(settled[0]?.status).toBe('rejected');
+  });
+  it('backs a cluster off after a cluster-level failure and requeues its keys without a call', async () => {
+    // Prepare: the API server is unreachable.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.listNodesError = new KubeApiError(
+      'list nodes: connect ECONNREFUSED',
+      {
+        reason: ApiErrorReason.Unreachable,
+        statusCode: 0,
+      }
+    );
+    await runBatch([record(keyOf(ds))]);
+    const reads = h.cluster.reads;
+    // Act: the next message arrives while the breaker is open.
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect((await health.get(CLUSTER))?.failures).toBe(1);
+    expect(metrics.unhealthy.get(CLUSTER)).toBe(1);
+    expect(h.cluster.reads).toBe(reads);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster backed off; key requeued without a call'
+    );
+  });
+
+  it('closes the breaker after the next successful sync', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await health.recordFailure(CLUSTER, 'boom', () => 1_000);
+    h.clock.step(1_001);
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(await health.get(CLUSTER)).toBeUndefined();
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('reconnects after the cluster rejects the credentials', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.listNodesError = new KubeApiError('list nodes: Unauthorized', {
+      reason: ApiErrorReason.Unauthorized,
+      statusCode: 401,
+    });
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(invalidated).toEqual([CLUSTER]);
+    expect((await health.get(CLUSTER))?.lastError).toContain('Unauthorized');
+  });
+});
