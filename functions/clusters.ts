@@ -12,16 +12,25 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
 import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
-import { ClusterConnector } from '../lib/adapters/cluster-connector.js';
 import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
+import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
+import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import type { TableTarget } from '../lib/cli/parse-clusters-args.js';
 import {
   type ClustersCliDeps,
   runClustersCli,
 } from '../lib/cli/run-clusters-cli.js';
+
+/** `check` records no Events, so nothing is logged. */
+const silentLogger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 const depsFor = ({
   tableName,
@@ -35,6 +44,7 @@ const depsFor = ({
       client: new SecretsManagerClient(common),
     }),
     clock: systemClock,
+    logger: silentLogger,
   });
   const client = new DynamoDBClient({
     ...common,
@@ -50,6 +60,7 @@ const depsFor = ({
     ownership: new DynamoOwnershipStore(table),
     health: new DynamoClusterHealthStore(table),
     connect: (record) => connector.connect(record),
+    serverOf: serverOfRecord,
     readTextFile: (file) => readFileSync(file, 'utf8'),
   };
 };

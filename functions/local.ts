@@ -9,10 +9,11 @@
  *   npm start -- --kubeconfig ~/.kube/config [--context NAME]
  */
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { KubeHttp } from '../lib/adapters/kube/kube-http.js';
+import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
+import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
+import { systemClock } from '../lib/adapters/system-clock.js';
 import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
-import type { Logger } from '../lib/ports/index.js';
+import type { ClusterRecord, Logger } from '../lib/ports/index.js';
 import type { DaemonSet } from '../lib/reconcile/k8s/types.js';
 import { LocalRuntime } from '../lib/wiring/local-runtime.js';
 
@@ -36,29 +37,31 @@ const kubeconfigPath = values.kubeconfig ?? process.env.KUBECONFIG;
 const local = kubeconfigPath
   ? undefined
   : await startLocalCluster(Number(values.nodes), say);
-const kc = new KubeConfig();
-kc.loadFromFile(kubeconfigPath ?? local?.kubeconfigPath ?? '');
-if (values.context) kc.setCurrentContext(values.context);
-const http = new KubeHttp({ kubeConfig: kc });
-const controller = new LocalRuntime({
-  record: {
-    id: 'local',
-    endpoint: '',
-    caData: '',
-    auth: { type: 'kubeconfig', path: kubeconfigPath ?? '' },
-    ownership: 'apps/v1',
-    bridgeMode: 'watch',
+const record: ClusterRecord = {
+  id: 'local',
+  endpoint: '',
+  caData: '',
+  auth: {
+    type: 'kubeconfig',
+    path: kubeconfigPath ?? local?.kubeconfigPath ?? '',
+    ...(values.context ? { context: values.context } : {}),
   },
-  http,
+  ownership: 'apps/v1',
+  bridgeMode: 'watch',
+};
+const connection = await new ClusterConnector({
+  clock: systemClock,
   logger,
-});
+}).connect(record);
+const controller = new LocalRuntime({ record, connection, logger });
 controller.start();
-say(`watching ${kc.getCurrentCluster()?.server} — Ctrl-C to stop`);
+say(`watching ${serverOfRecord(record)} — Ctrl-C to stop`);
 
 let last = '';
 const report = setInterval(async () => {
-  const list = await http
-    .list<DaemonSet>('list daemonsets', '/apis/apps/v1/daemonsets')
+  const list = await connection.watch
+    .list<DaemonSet>('daemonSets')
+    .then((l) => l.items)
     .catch(() => []);
   const rows = list.map((ds) => {
     const s = ds.status;
@@ -77,7 +80,7 @@ const shutdown = async () => {
   clearInterval(report);
   say('stopping…');
   await controller.stop();
-  http.close();
+  connection.close();
   await local?.stop();
   say('stopped');
   process.exit(0);

@@ -6,14 +6,14 @@
  * others. Watch-mode clusters are watched until shortly before the function
  * times out; economy-mode clusters are drained and left.
  */
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { toError } from '../errors.js';
 import { withFields } from '../logging.js';
 import type {
   BridgeLeaseStore,
   Clock,
-  ClusterRecord,
+  ClusterConnection,
   ClusterRegistry,
+  ConnectCluster,
   ExpectationsStore,
   Logger,
   NodeIndexStore,
@@ -30,7 +30,7 @@ export const BRIDGE_STOP_MARGIN_MS = 20_000;
 /** What a bridge invocation needs. */
 export interface BridgeInvocationDeps {
   registry: ClusterRegistry;
-  connect: (record: ClusterRecord) => Promise<KubeHttp>;
+  connect: ConnectCluster;
   queue: WorkQueue;
   expectations: ExpectationsStore;
   leases: BridgeLeaseStore;
@@ -73,14 +73,14 @@ export const runBridgeInvocation = async (
       const seconds =
         record.bridgeMode === 'watch' ? opts.watchSeconds : opts.economySeconds;
       const deadlineMs = Math.min(latestStop, started + seconds * 1_000);
-      let http: KubeHttp | undefined;
+      let connection: ClusterConnection | undefined;
       try {
-        http = await deps.connect(record);
+        connection = await deps.connect(record);
         const report = await runClusterBridge(
           {
             ...deps,
             cluster: record.id,
-            http,
+            watch: connection.watch,
             holder: opts.invocationId,
             logger,
           },
@@ -99,7 +99,7 @@ export const runBridgeInvocation = async (
         logger.error('bridge run failed', { error });
         return { cluster: record.id, outcome: 'failed', error };
       } finally {
-        http?.close();
+        connection?.close();
       }
     })
   );

@@ -8,18 +8,19 @@
  * (labels and taints per node). Two modes share everything: `watch` runs
  * until its deadline; `economy` stops once every watch has gone quiet.
  */
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { LeaseLostError } from '../errors.js';
 import type {
   BridgeLeaseStore,
   Clock,
+  ClusterWatch,
   ExpectationsStore,
   Logger,
   NodeIndexStore,
+  WatchedResource,
   WorkQueue,
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
-import { ClusterEvents, PATHS, type Resource } from './cluster-events.js';
+import { ClusterEvents, RESOURCES } from './cluster-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
 
 /** A dead bridge's cluster is taken over within this time. */
@@ -32,7 +33,7 @@ const QUIET_MS = 1_500;
 /** What one cluster's bridge needs. */
 export interface ClusterBridgeDeps {
   cluster: string;
-  http: KubeHttp;
+  watch: ClusterWatch;
   queue: WorkQueue;
   expectations: ExpectationsStore;
   leases: BridgeLeaseStore;
@@ -98,7 +99,7 @@ class BridgeRun {
   readonly #o: ClusterBridgeOptions;
   readonly #events: ClusterEvents;
   #lastResyncMs = 0;
-  readonly #watches = {} as Record<Resource, ResourceWatch<KubeObject>>;
+  readonly #watches = {} as Record<WatchedResource, ResourceWatch<KubeObject>>;
 
   constructor(deps: ClusterBridgeDeps, opts: ClusterBridgeOptions) {
     this.#d = deps;
@@ -119,7 +120,7 @@ class BridgeRun {
     events.useIndex(await this.#d.nodeIndex.load(this.#d.cluster));
     const firstRun = stored.daemonSets === undefined;
     const hasIndex = stored.nodes !== undefined && events.hasIndex();
-    const versions: Record<Resource, string> = {
+    const versions: Record<WatchedResource, string> = {
       daemonSets: stored.daemonSets ?? listedVersion,
       pods: stored.pods ?? (await events.currentVersion('pods')),
       revisions: stored.revisions ?? (await events.currentVersion('revisions')),
@@ -133,15 +134,15 @@ class BridgeRun {
       this.#lastResyncMs = now;
       await events.enqueueAll();
     }
-    for (const r of Object.keys(PATHS) as Resource[]) {
+    for (const r of RESOURCES) {
       this.#watches[r] = new ResourceWatch<KubeObject>(
         {
-          path: PATHS[r],
-          watch: (path, resourceVersion, timeoutSeconds, signal) =>
-            this.#d.http.watch<KubeObject>(
-              `watch ${r}`,
-              path,
-              { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+          resource: r,
+          watch: (resourceVersion, timeoutSeconds, signal) =>
+            this.#d.watch.watch<KubeObject>(
+              r,
+              resourceVersion,
+              timeoutSeconds,
               signal
             ),
           onEvent: (type, obj) => events.onEvent(r, type, obj),

@@ -6,8 +6,12 @@
  * be diffed without a cache, drop every expectation and queue every
  * DaemonSet).
  */
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
-import type { ExpectationsStore, WorkQueue } from '../ports/index.js';
+import type {
+  ClusterWatch,
+  ExpectationsStore,
+  WatchedResource,
+  WorkQueue,
+} from '../ports/index.js';
 import * as handlers from '../reconcile/event-keys/index.js';
 import * as resumed from '../reconcile/event-keys/resumed.js';
 import type {
@@ -20,14 +24,14 @@ import type {
 import { applyEventKeys } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
 
-/** The collections the bridge watches. */
-export const PATHS = {
-  daemonSets: '/apis/apps/v1/daemonsets',
-  pods: '/api/v1/pods',
-  nodes: '/api/v1/nodes',
-  revisions: '/apis/apps/v1/controllerrevisions',
-} as const;
-export type Resource = keyof typeof PATHS;
+/** The collections the bridge watches, in the order it starts them. */
+export const RESOURCES: readonly WatchedResource[] = [
+  'daemonSets',
+  'pods',
+  'nodes',
+  'revisions',
+];
+type Resource = WatchedResource;
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** The event handling of one cluster's bridge run. */
@@ -36,14 +40,14 @@ export class ClusterEvents {
   #index = new Map<string, resumed.NodeFacts>();
   #indexDirty = false;
   readonly #d: {
-    http: KubeHttp;
+    watch: ClusterWatch;
     queue: WorkQueue;
     expectations: ExpectationsStore;
   };
 
   constructor(deps: {
     cluster: string;
-    http: KubeHttp;
+    watch: ClusterWatch;
     queue: WorkQueue;
     expectations: ExpectationsStore;
   }) {
@@ -110,20 +114,14 @@ export class ClusterEvents {
   }
 
   /** Returns the collection's current resourceVersion (a one-item list). */
-  async currentVersion(resource: Resource): Promise<string> {
-    const page = await this.#d.http.request<{
-      metadata?: { resourceVersion?: string };
-    }>(`list ${resource}`, 'GET', PATHS[resource], { query: { limit: 1 } });
-    return page.metadata?.resourceVersion ?? '';
+  currentVersion(resource: Resource): Promise<string> {
+    return this.#d.watch.currentVersion(resource);
   }
 
   /** Lists DaemonSets; DaemonSets gone meanwhile are handled as deleted. */
   async relistDaemonSets(): Promise<string> {
     const { items, resourceVersion } =
-      await this.#d.http.listWithVersion<DaemonSet>(
-        'list daemonsets',
-        PATHS.daemonSets
-      );
+      await this.#d.watch.list<DaemonSet>('daemonSets');
     for (const gone of this.#view.reset(items)) {
       await this.#apply(handlers.deleteDaemonset(this.#view.view(), gone));
     }
@@ -135,10 +133,7 @@ export class ClusterEvents {
    * (`wake` false: only rebuild the index, when every key is queued anyway).
    */
   async relistNodes(wake = true): Promise<string> {
-    const { items, resourceVersion } = await this.#d.http.listWithVersion<Node>(
-      'list nodes',
-      PATHS.nodes
-    );
+    const { items, resourceVersion } = await this.#d.watch.list<Node>('nodes');
     const seen = new Set<string>();
     for (const node of items) {
       seen.add(node.metadata?.name ?? '');

@@ -7,18 +7,21 @@
  * compacted away) goes to `onGone`, which repairs what may have been missed
  * and returns where to resume.
  */
-import type { WatchEvent } from '../adapters/kube/kube-http.js';
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
-import type { Clock, Logger } from '../ports/index.js';
+import type {
+  Clock,
+  Logger,
+  WatchEvent,
+  WatchedResource,
+} from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
 
 /** What a resource watch needs. */
 export interface ResourceWatchOptions<T extends KubeObject> {
-  /** Collection path, e.g. `/api/v1/pods`. */
-  path: string;
+  /** The collection watched (for logs). */
+  resource: WatchedResource;
   /** Opens a watch stream from a resourceVersion. */
   watch(
-    path: string,
     resourceVersion: string,
     timeoutSeconds: number,
     signal: AbortSignal
@@ -59,7 +62,6 @@ export class ResourceWatch<T extends KubeObject> {
       try {
         this.lastActivityMs = this.#o.clock.now();
         const stream = this.#o.watch(
-          this.#o.path,
           this.resourceVersion,
           Math.min(left, 300),
           signal
@@ -79,7 +81,7 @@ export class ResourceWatch<T extends KubeObject> {
         if (signal.aborted) return;
         if (isApiError(e, ApiErrorReason.Gone)) {
           this.#o.logger.info('watch expired (410); repairing', {
-            path: this.#o.path,
+            resource: this.#o.resource,
           });
           try {
             this.resourceVersion = await this.#o.onGone();
@@ -89,7 +91,7 @@ export class ResourceWatch<T extends KubeObject> {
           }
         }
         this.#o.logger.warn('watch failed; resuming from last event', {
-          path: this.#o.path,
+          resource: this.#o.resource,
           error: toError(e).message,
           retryInMs: retryMs,
         });

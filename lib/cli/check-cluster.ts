@@ -6,10 +6,8 @@
  * permission of infra/kubernetes/rbac.yaml is granted (one
  * SelfSubjectAccessReview each).
  */
-import { kubeConfigFromFile } from '../adapters/kube/kube-config-for-cluster.js';
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '../errors.js';
-import type { ClusterRecord } from '../ports/index.js';
+import type { ClusterConnection, ClusterRecord } from '../ports/index.js';
 import { describeNetworkFailure } from './describe-network-failure.js';
 import {
   type AccessCheck,
@@ -18,13 +16,15 @@ import {
   RECONCILER_RULES,
 } from './reconciler-access-checks.js';
 
-/** The part of KubeHttp a check uses. */
-export type CheckHttp = Pick<KubeHttp, 'request' | 'close'>;
+/** The part of a connection a check uses. */
+export type CheckConnection = Pick<ClusterConnection, 'probe' | 'close'>;
 
 /** What a check needs: how to open a cluster, and how long to wait. */
 export interface CheckDeps {
   /** Opens the cluster as the deployed functions do (ClusterConnector). */
-  connect(record: ClusterRecord): Promise<CheckHttp>;
+  connect(record: ClusterRecord): Promise<CheckConnection>;
+  /** Returns the record's API server URL (from the file for kubeconfig). */
+  serverOf(record: ClusterRecord): string;
   /** How long GET /version may take before the server counts as unreachable. */
   timeoutMs: number;
 }
@@ -55,18 +55,6 @@ export interface ClusterCheck {
   problems: string[];
   /** What the check cannot prove for the deployed functions. */
   notes: string[];
-}
-
-interface VersionInfo {
-  gitVersion?: string;
-}
-
-interface SelfSubjectReview {
-  status?: { userInfo?: { username?: string } };
-}
-
-interface AccessReview {
-  status?: { allowed?: boolean };
 }
 
 /** A request outlived the check's timeout. */
@@ -104,33 +92,21 @@ export const describeError = (e: unknown): string => {
   return parts.join(': ');
 };
 
-/** Returns the record's API server URL (from the file for kubeconfig auth). */
-export const serverOf = (record: ClusterRecord): string => {
-  if (record.auth.type !== 'kubeconfig') return record.endpoint;
-  try {
-    return kubeConfigFromFile(record.auth).getCurrentCluster()?.server ?? '';
-  } catch {
-    return '';
-  }
-};
-
 /**
  * Reads the server's version within `timeoutMs`; returns whether the later
  * steps can run (the server answered and did not reject the credentials).
  */
 const readVersion = async (
-  http: CheckHttp,
+  cluster: CheckConnection,
   check: ClusterCheck,
   timeoutMs: number
 ): Promise<boolean> => {
   try {
-    const info = await withTimeout(
-      http.request<VersionInfo>('get version', 'GET', '/version'),
-      timeoutMs,
-      () => http.close()
+    const version = await withTimeout(cluster.probe.version(), timeoutMs, () =>
+      cluster.close()
     );
     check.reachable = true;
-    check.version = info?.gitVersion;
+    if (version !== undefined) check.version = version;
     return true;
   } catch (e) {
     if (e instanceof CheckTimeout) {
@@ -165,23 +141,13 @@ const readVersion = async (
 
 /** Returns whether the server accepts the credentials, and as whom. */
 const reviewSelf = async (
-  http: CheckHttp,
+  cluster: CheckConnection,
   check: ClusterCheck
 ): Promise<void> => {
   try {
-    const review = await http.request<SelfSubjectReview>(
-      'review self',
-      'POST',
-      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
-      {
-        body: JSON.stringify({
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'SelfSubjectReview',
-        }),
-      }
-    );
+    const user = await cluster.probe.whoAmI();
     check.authenticated = true;
-    check.user = review.status?.userInfo?.username;
+    if (user !== undefined) check.user = user;
     if (check.user === 'system:anonymous') {
       check.problems.push(
         'authentication: the server treats the requests as anonymous (no credentials presented)'
@@ -201,27 +167,16 @@ const reviewSelf = async (
 
 /** Reviews every permission of the reconciler role. */
 const reviewAccess = async (
-  http: CheckHttp,
+  cluster: CheckConnection,
   check: ClusterCheck
 ): Promise<void> => {
   const checks = accessChecksFromRules(RECONCILER_RULES);
   try {
     check.access = await Promise.all(
-      checks.map(async (c) => {
-        const review = await http.request<AccessReview>(
-          `review access to ${formatAccessCheck(c)}`,
-          'POST',
-          '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-          {
-            body: JSON.stringify({
-              apiVersion: 'authorization.k8s.io/v1',
-              kind: 'SelfSubjectAccessReview',
-              spec: { resourceAttributes: c },
-            }),
-          }
-        );
-        return { ...c, allowed: review.status?.allowed === true };
-      })
+      checks.map(async (c) => ({
+        ...c,
+        allowed: await cluster.probe.canI(c),
+      }))
     );
   } catch (e) {
     check.problems.push(`RBAC: could not be reviewed: ${describeError(e)}`);
@@ -261,7 +216,7 @@ export const checkCluster = async (
   record: ClusterRecord,
   deps: CheckDeps
 ): Promise<ClusterCheck> => {
-  const server = serverOf(record);
+  const server = deps.serverOf(record);
   const check: ClusterCheck = {
     id: record.id,
     server,
@@ -272,20 +227,20 @@ export const checkCluster = async (
     problems: [],
     notes: notesFor(record),
   };
-  let http: CheckHttp;
+  let cluster: CheckConnection;
   try {
-    http = await deps.connect(record);
+    cluster = await deps.connect(record);
   } catch (e) {
     check.problems.push(`cannot connect: ${describeError(e)}`);
     return check;
   }
   try {
-    if (await readVersion(http, check, deps.timeoutMs)) {
-      await reviewSelf(http, check);
-      if (check.authenticated) await reviewAccess(http, check);
+    if (await readVersion(cluster, check, deps.timeoutMs)) {
+      await reviewSelf(cluster, check);
+      if (check.authenticated) await reviewAccess(cluster, check);
     }
   } finally {
-    http.close();
+    cluster.close();
   }
   check.ok = check.problems.length === 0 && check.missing.length === 0;
   return check;

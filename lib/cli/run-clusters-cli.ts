@@ -11,10 +11,9 @@ import type {
   OwnershipStore,
 } from '../ports/index.js';
 import {
-  type CheckHttp,
+  type CheckConnection,
   checkCluster,
   describeError,
-  serverOf,
 } from './check-cluster.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
@@ -40,7 +39,9 @@ export interface ClusterRegistryAdmin extends ClusterRegistry {
 export interface ClustersCliDeps {
   registry: ClusterRegistryAdmin;
   /** Opens a cluster as the deployed functions do (ClusterConnector). */
-  connect(record: ClusterRecord): Promise<CheckHttp>;
+  connect(record: ClusterRecord): Promise<CheckConnection>;
+  /** Returns the record's API server URL (from the file for kubeconfig). */
+  serverOf(record: ClusterRecord): string;
   /** Returns a file's text (CA bundles, kubeconfig files). */
   readTextFile(file: string): string;
   /** Fences set by fight detection. */
@@ -76,9 +77,9 @@ const failed = (message: string): Outcome => ({
 });
 
 /** Returns a record as `list --json` shows it (no credential in it). */
-const summary = (record: ClusterRecord) => ({
+const summary = (record: ClusterRecord, deps: ClustersCliDeps) => ({
   id: record.id,
-  server: serverOf(record),
+  server: deps.serverOf(record),
   auth: record.auth,
   mode: record.bridgeMode,
 });
@@ -87,8 +88,8 @@ const list = async (deps: ClustersCliDeps): Promise<Outcome> => {
   const records = await deps.registry.list();
   return {
     exitCode: 0,
-    lines: formatClusterTable(records, serverOf),
-    json: records.map(summary),
+    lines: formatClusterTable(records, deps.serverOf),
+    json: records.map((r) => summary(r, deps)),
   };
 };
 
@@ -111,10 +112,10 @@ const add = async (
   return {
     exitCode: 0,
     lines: [
-      `${verb} cluster ${record.id}: ${serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
+      `${verb} cluster ${record.id}: ${deps.serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
       `next: npm run clusters -- check --id ${record.id} --table ${command.table.tableName}`,
     ],
-    json: { [verb]: record.id, record: summary(record) },
+    json: { [verb]: record.id, record: summary(record, deps) },
   };
 };
 
@@ -141,6 +142,7 @@ const check = async (
     checks.push(
       await checkCluster(record, {
         connect: deps.connect,
+        serverOf: deps.serverOf,
         timeoutMs: command.timeoutMs,
       })
     );
@@ -218,7 +220,7 @@ const remove = async (
   return {
     exitCode: 0,
     lines: [
-      `removed cluster ${command.id} (${serverOf(record) || describeAuth(record.auth)}) from ${command.table.tableName}`,
+      `removed cluster ${command.id} (${deps.serverOf(record) || describeAuth(record.auth)}) from ${command.table.tableName}`,
     ],
     json: { removed: command.id },
   };

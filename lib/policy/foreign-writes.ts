@@ -9,8 +9,9 @@
  * Writes older than our first status write are history — e.g. pods the
  * upstream controller made before we took over, which we adopt unchanged.
  */
-import { USER_AGENT } from '../adapters/kube/kube-http.js';
+
 import type { DaemonSet, KubeObject, Pod } from '../reconcile/k8s/types.js';
+import { USER_AGENT } from './identity.js';
 
 type ManagedFieldsEntry = NonNullable<
   NonNullable<KubeObject['metadata']>['managedFields']

@@ -19,35 +19,19 @@
  * - Delivery is at least once: firing adds the key before it disarms the
  *   timer, so a crash in between re-adds (coalesced) rather than losing it.
  */
-import { PoisonMessageError, TerminalError } from '../errors.js';
-import { parseDaemonSetKey } from '../keys.js';
-import type { Clock, WorkQueue, WorkQueueMarks } from '../ports/index.js';
 
-/** SQS's largest `DelaySeconds` (15 minutes); longer delays are chained. */
-export const MAX_DELAY_SECONDS = 900;
-
-/**
- * How early a timer may fire: SQS delays are whole seconds, and client-go's
- * first retries (5–640 ms) are shorter than that, so anything due within one
- * second is treated as due now.
- */
-export const TIMER_SLACK_MS = 1_000;
-
-/** One delayed add, as the delay queue carries it. */
-export interface TimerMessage {
-  /** The work-queue key, `cluster/namespace/name`. */
-  key: string;
-  /** When the key is due, in ms since the epoch. */
-  dueAtMs: number;
-  /** The armed timer this message stands for (WorkQueueMarks.armTimer). */
-  token: string;
-}
-
-/** Sends timer messages with a delay (the SQS delay queue in production). */
-export interface DelayQueue {
-  /** Sends `body` so that it is delivered after `delaySeconds` (0–900). */
-  send(body: string, delaySeconds: number): Promise<void>;
-}
+import {
+  delaySecondsFor,
+  formatTimerMessage,
+  parseTimerMessage,
+  TIMER_SLACK_MS,
+} from '../policy/timer-message.js';
+import type {
+  Clock,
+  DelayQueue,
+  WorkQueue,
+  WorkQueueMarks,
+} from '../ports/index.js';
 
 /** What firing a timer needs. */
 export interface FireTimerDeps {
@@ -62,57 +46,6 @@ export interface FireTimerDeps {
  * (chained), or it was dropped because a newer timer replaced it.
  */
 export type TimerOutcome = 'fired' | 'rescheduled' | 'superseded';
-
-/**
- * Returns the `DelaySeconds` that delivers a message no earlier than
- * `remainingMs` from now, capped at MAX_DELAY_SECONDS.
- */
-export const delaySecondsFor = (remainingMs: number): number =>
-  Math.min(Math.max(Math.ceil(remainingMs / 1_000), 0), MAX_DELAY_SECONDS);
-
-/** Returns the message body of a timer (the one format; see parse). */
-export const formatTimerMessage = ({
-  key,
-  dueAtMs,
-  token,
-}: TimerMessage): string => JSON.stringify({ key, dueAtMs, token });
-
-const poison = (body: string, problem: string, cause?: unknown) =>
-  new PoisonMessageError(
-    `malformed timer message ${JSON.stringify(body.slice(0, 200))}: ${problem}`,
-    cause === undefined ? undefined : { cause }
-  );
-
-/**
- * Returns the timer a delay-queue message carries; a body that is not one is
- * a PoisonMessageError (retrying cannot fix it).
- */
-export const parseTimerMessage = (body: string): TimerMessage => {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (e) {
-    throw poison(body, 'not JSON', e);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw poison(body, 'want a JSON object {"key","dueAtMs","token"}');
-  }
-  const { key, dueAtMs, token } = value as Record<string, unknown>;
-  if (typeof key !== 'string') throw poison(body, 'key is not a string');
-  try {
-    parseDaemonSetKey(key);
-  } catch (e) {
-    if (e instanceof TerminalError) throw poison(body, e.message, e);
-    throw e;
-  }
-  if (typeof dueAtMs !== 'number' || !Number.isFinite(dueAtMs)) {
-    throw poison(body, 'dueAtMs is not a finite number');
-  }
-  if (typeof token !== 'string' || token === '') {
-    throw poison(body, 'token is not a non-empty string');
-  }
-  return { key, dueAtMs, token };
-};
 
 /**
  * Handles one delay-queue message and returns how it ended: drops it when its

@@ -1,55 +1,72 @@
 /**
- * The requeue function's composition root: only SQS and the work-queue
- * store, so its bundle carries neither the Kubernetes client nor the
- * credential adapters (createAwsWiring builds the rest).
+ * The work queue's wiring on AWS — the SQS work and delay queues and the
+ * work-queue store in DynamoDB — shared by every function. The requeue
+ * function builds only this, so its bundle carries neither the Kubernetes
+ * client nor the credential adapters.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+
 import { DynamoWorkQueueStore } from '../adapters/dynamodb/dynamo-work-queue-store.js';
 import { SqsDelayQueue } from '../adapters/sqs/sqs-delay-queue.js';
 import { SqsWorkQueue } from '../adapters/sqs/sqs-work-queue.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { Config } from '../config.js';
 import type { FireTimerDeps } from '../timers/fire-timers.js';
-import type { AwsWiringOverrides } from './aws.js';
+import {
+  type AwsWiringOverrides,
+  createQueueClients,
+  type QueueClients,
+} from './aws-clients.js';
 
-/** Returns the SDK clients' options for the overrides (none in AWS). */
-export const clientOptions = (
-  overrides: AwsWiringOverrides,
-  service: 'dynamodb' | 'sqs'
-) => ({
-  ...(overrides.region ? { region: overrides.region } : {}),
-  ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
-  ...(overrides.endpoints?.[service]
-    ? { endpoint: overrides.endpoints[service] }
-    : {}),
+/** The queue adapters of one container. */
+export interface QueueWiring {
+  queue: SqsWorkQueue;
+  delayQueue: SqsDelayQueue;
+  store: DynamoWorkQueueStore;
+}
+
+/** Builds the queue adapters on `clients`. */
+export const createQueueWiring = (
+  config: Config,
+  clients: QueueClients,
+  overrides: AwsWiringOverrides
+): QueueWiring => {
+  const clock = overrides.clock ?? systemClock;
+  const store = new DynamoWorkQueueStore({
+    client: clients.dynamo,
+    tableName: config.tableName,
+    clock,
+  });
+  const delayQueue = new SqsDelayQueue({
+    client: clients.sqs,
+    queueUrl: config.delayQueueUrl,
+  });
+  const queue = new SqsWorkQueue({
+    client: clients.sqs,
+    workQueueUrl: config.workQueueUrl,
+    delayQueue,
+    marks: store,
+    clock,
+  });
+  return { queue, delayQueue, store };
+};
+
+/** Returns what firing timers needs from the queue wiring. */
+export const timerDepsOf = (
+  wiring: QueueWiring,
+  overrides: AwsWiringOverrides
+): FireTimerDeps => ({
+  delayQueue: wiring.delayQueue,
+  workQueue: wiring.queue,
+  marks: wiring.store,
+  clock: overrides.clock ?? systemClock,
 });
 
 /** Builds what firing timers needs; call at module scope. */
 export const createTimerWiring = (
   config: Config,
   overrides: AwsWiringOverrides = {}
-): FireTimerDeps => {
-  const clock = overrides.clock ?? systemClock;
-  const sqs = new SQSClient(clientOptions(overrides, 'sqs'));
-  const marks = new DynamoWorkQueueStore({
-    client: new DynamoDBClient(clientOptions(overrides, 'dynamodb')),
-    tableName: config.tableName,
-    clock,
-  });
-  return {
-    delayQueue: new SqsDelayQueue({
-      client: sqs,
-      queueUrl: config.delayQueueUrl,
-    }),
-    workQueue: new SqsWorkQueue({
-      client: sqs,
-      workQueueUrl: config.workQueueUrl,
-      delayQueueUrl: config.delayQueueUrl,
-      marks,
-      clock,
-    }),
-    marks,
-    clock,
-  };
-};
+): FireTimerDeps =>
+  timerDepsOf(
+    createQueueWiring(config, createQueueClients(overrides), overrides),
+    overrides
+  );

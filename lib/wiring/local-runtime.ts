@@ -5,7 +5,6 @@
  * (`runClusterBridge`, `Reconciler`, `processKey`, `syncDaemonSet`); only
  * the queue and state adapters differ.
  */
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '../adapters/memory/memory-backoff-store.js';
 import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-store.js';
 import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
@@ -21,6 +20,7 @@ import { runClusterBridge } from '../bridge/cluster-bridge.js';
 import { sleep } from '../bridge/resource-watch.js';
 import { toError } from '../errors.js';
 import type {
+  ClusterConnection,
   ClusterRecord,
   Logger,
   MetricsSink,
@@ -68,7 +68,7 @@ export class LocalRuntime {
   readonly #abort = new AbortController();
   readonly #running: Promise<void>[] = [];
   readonly #record: ClusterRecord;
-  readonly #http: KubeHttp;
+  readonly #connection: ClusterConnection;
   readonly #logger: Logger;
   readonly #leases = new MemoryBridgeLeaseStore({ clock: systemClock });
   readonly #nodeIndex = new MemoryNodeIndexStore();
@@ -76,9 +76,13 @@ export class LocalRuntime {
   readonly #reconciler: Reconciler;
   #bridgeRuns = 0;
 
-  constructor(opts: { record: ClusterRecord; http: KubeHttp; logger: Logger }) {
+  constructor(opts: {
+    record: ClusterRecord;
+    connection: ClusterConnection;
+    logger: Logger;
+  }) {
     this.#record = opts.record;
-    this.#http = opts.http;
+    this.#connection = opts.connection;
     this.#logger = opts.logger;
     const record = opts.record;
     this.#sessions = new ClusterSessions({
@@ -86,11 +90,10 @@ export class LocalRuntime {
         get: async (id) => (id === record.id ? record : undefined),
         list: async () => [record],
       },
-      connect: async () => opts.http,
+      connect: async () => opts.connection,
       expectations: this.expectations,
       failedPodBackoff: new MemoryBackoffStore(),
       clock: systemClock,
-      logger: opts.logger,
     });
     this.#reconciler = new Reconciler({
       sessions: this.#sessions,
@@ -117,7 +120,7 @@ export class LocalRuntime {
         await runClusterBridge(
           {
             cluster: this.#record.id,
-            http: this.#http,
+            watch: this.#connection.watch,
             queue,
             expectations: this.expectations,
             leases: this.#leases,

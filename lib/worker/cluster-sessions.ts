@@ -3,55 +3,43 @@
  * container and reused by every sync (clients at module scope, as Lambda
  * wants). Unknown clusters are undefined, for the caller to drop.
  */
-import { KubeClusterReader } from '../adapters/kube/kube-cluster-reader.js';
-import { KubeEventRecorder } from '../adapters/kube/kube-event-recorder.js';
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
-import { KubePodControl } from '../adapters/kube/kube-pod-control.js';
-import {
-  KubeRevisionControl,
-  KubeStatusWriter,
-} from '../adapters/kube/kube-revision-control.js';
 import type {
   Clock,
+  ClusterConnection,
   ClusterRecord,
   ClusterRegistry,
+  ConnectCluster,
   ExpectationsStore,
   FailedPodBackoffStore,
-  Logger,
 } from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
 
 /** One open cluster. */
 export interface ClusterSession {
   record: ClusterRecord;
-  http: KubeHttp;
+  connection: ClusterConnection;
   /** The cluster's ports; a sync adds its own logger. */
   deps: Omit<SyncDeps, 'logger'>;
 }
 
-/** Opens the API of a registered cluster. */
-export type ConnectCluster = (record: ClusterRecord) => Promise<KubeHttp>;
-
-/** Builds the sync ports of one cluster over `http`. */
-export const kubePorts = (
-  http: KubeHttp,
+/** Returns the sync ports of an open cluster, with the shared state stores. */
+export const syncPortsOf = (
+  connection: ClusterConnection,
   state: {
     expectations: ExpectationsStore;
     failedPodBackoff: FailedPodBackoffStore;
     clock: Clock;
-  },
-  logger: Logger
-): Omit<SyncDeps, 'logger'> => {
-  const events = new KubeEventRecorder({ http, logger });
-  return {
-    reader: new KubeClusterReader({ http }),
-    podControl: new KubePodControl({ http, events }),
-    revisionControl: new KubeRevisionControl({ http }),
-    statusWriter: new KubeStatusWriter({ http }),
-    events,
-    ...state,
-  };
-};
+  }
+): Omit<SyncDeps, 'logger'> => ({
+  reader: connection.reader,
+  podControl: connection.podControl,
+  revisionControl: connection.revisionControl,
+  statusWriter: connection.statusWriter,
+  events: connection.events,
+  expectations: state.expectations,
+  failedPodBackoff: state.failedPodBackoff,
+  clock: state.clock,
+});
 
 /** What ClusterSessions needs. */
 export interface ClusterSessionsOptions {
@@ -60,7 +48,6 @@ export interface ClusterSessionsOptions {
   expectations: ExpectationsStore;
   failedPodBackoff: FailedPodBackoffStore;
   clock: Clock;
-  logger: Logger;
   /** Drops a cached credential of the record (e.g. a Secrets Manager read). */
   forgetCredential?: (record: ClusterRecord) => void;
 }
@@ -106,8 +93,8 @@ export class ClusterSessions {
       this.#open.delete(clusterId);
       return undefined;
     }
-    const http = await this.#o.connect(record);
-    return { record, http, deps: kubePorts(http, this.#o, this.#o.logger) };
+    const connection = await this.#o.connect(record);
+    return { record, connection, deps: syncPortsOf(connection, this.#o) };
   }
 
   /**
@@ -125,14 +112,14 @@ export class ClusterSessions {
     if (open !== undefined) {
       if (credentialRejected) this.#o.forgetCredential?.(open.record);
       // Other syncs of this batch may still be using it.
-      setTimeout(() => open.http.close(), CLOSE_GRACE_MS).unref();
+      setTimeout(() => open.connection.close(), CLOSE_GRACE_MS).unref();
     }
   }
 
   /** Closes every open connection. */
   async close(): Promise<void> {
     for (const session of this.#open.values()) {
-      (await session.catch(() => undefined))?.http.close();
+      (await session.catch(() => undefined))?.connection.close();
     }
     this.#open.clear();
   }

@@ -13,12 +13,11 @@ import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
 import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
 import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
 import { PoisonMessageError, ReconcilerError } from '#lib/errors.js';
-import type { Clock, WorkQueueMarks } from '#lib/ports/index.js';
+import { parseTimerMessage } from '#lib/policy/timer-message.js';
+import type { Clock, DelayQueue, WorkQueueMarks } from '#lib/ports/index.js';
 import {
-  type DelayQueue,
   type FireTimerDeps,
   fireTimer,
-  parseTimerMessage,
   type TimerOutcome,
 } from '#lib/timers/fire-timers.js';
 import { EsmPoller } from '../helpers/esm-poller.js';
@@ -51,10 +50,13 @@ describe('SqsWorkQueue', () => {
     new SqsWorkQueue({
       client: queues.client,
       workQueueUrl: queues.work.url,
-      delayQueueUrl: queues.delay.url,
       marks,
       clock: wallClock,
       ...overrides,
+      delayQueue: new SqsDelayQueue({
+        client: queues.client,
+        queueUrl: overrides.delayQueueUrl ?? queues.delay.url,
+      }),
     });
 
   beforeEach(async () => {

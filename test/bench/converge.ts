@@ -184,7 +184,7 @@ export const runServerless = async (
     // counters can be read before and after.
     const session = await stack.wiring.sessions.get(stack.cluster);
     if (session === undefined) throw new Error('cluster not registered');
-    const kube = { ...session.http.stats };
+    const kube = { ...session.connection.stats() };
     const marks = {
       dynamo: proxies.dynamodb.mark(),
       sqs: proxies.sqs.mark(),
@@ -211,8 +211,8 @@ export const runServerless = async (
       syncs: stack.metrics.syncs - marks.syncs,
       syncErrors: stack.metrics.syncErrors - marks.syncErrors,
       creates: stack.metrics.creates - marks.creates,
-      kubeRequests: session.http.stats.requests - kube.requests,
-      kubeBytesRead: session.http.stats.bytesRead - kube.bytesRead,
+      kubeRequests: session.connection.stats().requests - kube.requests,
+      kubeBytesRead: session.connection.stats().bytesRead - kube.bytesRead,
       aws: summariseAwsCalls(
         proxies.sqs.since(marks.sqs),
         proxies.dynamodb.since(marks.dynamo),

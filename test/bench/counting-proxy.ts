@@ -3,7 +3,7 @@
  * the product's SDK clients make: the operation (from the `X-Amz-Target`
  * header of the AWS JSON protocol that DynamoDB and SQS speak), the parsed
  * request and the answer's status and error type. Counting on the wire
- * needs no change to the wiring (lib/adapters/aws-wiring.ts): the product's
+ * needs no change to the wiring (lib/wiring/aws.ts): the product's
  * clients get the proxy's endpoint, the harness's own clients (queue and
  * table setup, the event-source-mapping pollers) keep the emulator's, so
  * only the product's operations are counted, retries included.

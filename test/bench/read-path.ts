@@ -1,10 +1,11 @@
 /**
  * The two read paths measurement 1 compares, and how one sync over either is
  * measured: the product's (SyncSnapshotReader over KubeClusterReader, as
- * lib/runtime/reconciler.ts builds it) and the naive one
+ * lib/worker/reconciler.ts builds it) and the naive one
  * (NaiveClusterReader: every read live, pods listed namespace-wide).
  */
 import { performance } from 'node:perf_hooks';
+import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
@@ -13,7 +14,7 @@ import { systemClock } from '#lib/adapters/system-clock.js';
 import type { Logger } from '#lib/ports/index.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
-import { kubePorts } from '#lib/worker/cluster-sessions.js';
+import { syncPortsOf } from '#lib/worker/cluster-sessions.js';
 import { SyncSnapshotReader } from '#lib/worker/sync-snapshot-reader.js';
 import { NaiveClusterReader } from './naive-cluster-reader.js';
 
@@ -37,7 +38,7 @@ export const collectingLogger = (problems: string[]): Logger => ({
 });
 
 /**
- * Returns the ports of one sync as lib/runtime/reconciler.ts builds them,
+ * Returns the ports of one sync as lib/worker/reconciler.ts builds them,
  * with fresh (satisfied) in-memory expectations, so every sync runs the full
  * manage → rolling update → history → status path.
  */
@@ -46,15 +47,11 @@ export const syncDeps = (
   kind: ReaderKind,
   logger: Logger
 ): SyncDeps => {
-  const ports = kubePorts(
-    http,
-    {
-      expectations: new MemoryExpectationsStore({ clock: systemClock }),
-      failedPodBackoff: new MemoryBackoffStore(),
-      clock: systemClock,
-    },
-    logger
-  );
+  const ports = syncPortsOf(kubeClusterConnection(http, logger), {
+    expectations: new MemoryExpectationsStore({ clock: systemClock }),
+    failedPodBackoff: new MemoryBackoffStore(),
+    clock: systemClock,
+  });
   const reader =
     kind === 'snapshot'
       ? new SyncSnapshotReader(ports.reader)

@@ -4,6 +4,7 @@
  * permission of an identity bound to nothing, and says why a server cannot
  * be reached; list and remove work; the bundled entry runs.
  */
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,10 +13,11 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ClusterConnector } from '#lib/adapters/cluster-connector.js';
 import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
+import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
+import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/check-cluster.js';
@@ -26,6 +28,7 @@ import {
 import { kubeconfigYaml } from '../../lib/local-cluster/config-files.js';
 import { freePort } from '../../lib/local-cluster/processes.js';
 import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
+import { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import { selfSignedPem } from '../helpers/self-signed-pem.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import {
@@ -89,7 +92,10 @@ describe('clusters CLI', () => {
     server = kc.getCurrentCluster()?.server ?? '';
     ca = Buffer.from(kc.getCurrentCluster()?.caData ?? '', 'base64');
     table = await createTestTable(inject('dynamodbEndpoint'));
-    const connector = new ClusterConnector({ clock: systemClock });
+    const connector = new ClusterConnector({
+      clock: systemClock,
+      logger: new FakeLogger(),
+    });
     deps = {
       registry: new DynamoClusterRegistry({
         client: table.client,
@@ -100,6 +106,7 @@ describe('clusters CLI', () => {
       ownership: new DynamoOwnershipStore({ ...table, clock: systemClock }),
       health: new DynamoClusterHealthStore({ ...table, clock: systemClock }),
       connect: (record) => connector.connect(record),
+      serverOf: serverOfRecord,
       readTextFile: (file) => readFileSync(file, 'utf8'),
     };
   });

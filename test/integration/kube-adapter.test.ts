@@ -7,10 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
-import {
-  KubeRevisionControl,
-  KubeStatusWriter,
-} from '#lib/adapters/kube/kube-revision-control.js';
+import { KubeRevisionControl } from '#lib/adapters/kube/kube-revision-control.js';
+import { KubeStatusWriter } from '#lib/adapters/kube/kube-status-writer.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import { adoptPatch, releasePatch } from '#lib/reconcile/k8s/controller-ref.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';

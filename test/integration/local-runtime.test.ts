@@ -3,7 +3,9 @@
  * workers), driven only by watch events (no polling): a DaemonSet converges,
  * rolls out a new template, replaces a deleted pod.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import {
   createNodes,
@@ -55,7 +57,7 @@ describe('LocalRuntime', () => {
         ownership: 'apps/v1',
         bridgeMode: 'watch',
       },
-      http,
+      connection: kubeClusterConnection(http, logger),
       logger,
     });
     await createNamespace(http, ns);

@@ -247,3 +247,16 @@ export const kubeConfigFromFile = (
   }
   return kc;
 };
+
+/**
+ * Returns the record's API server URL: the endpoint, or for `kubeconfig`
+ * auth the file's current server; '' when the file cannot be read.
+ */
+export const serverOfRecord = (record: ClusterRecord): string => {
+  if (record.auth.type !== 'kubeconfig') return record.endpoint;
+  try {
+    return kubeConfigFromFile(record.auth).getCurrentCluster()?.server ?? '';
+  } catch {
+    return '';
+  }
+};

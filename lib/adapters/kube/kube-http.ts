@@ -5,10 +5,13 @@
  * sent them (unknown fields included: ControllerRevision data depends on it)
  * and request bodies can be byte-exact.
  */
+
 import type http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError } from '../../errors.js';
+import { USER_AGENT } from '../../policy/identity.js';
+import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
 
 export type ContentType =
@@ -25,28 +28,14 @@ export interface RequestOptions {
   contentType?: ContentType;
 }
 
-/**
- * Our User-Agent; the API server records it as the manager of every field we
- * write (managedFields), which is how fight detection tells our writes apart.
- */
-export const USER_AGENT = 'serverless-daemonset-reconciler';
-
-/** One event of a watch stream. */
-export interface WatchEvent<T> {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: T;
-}
-
-/** Counters a sync or a benchmark reads. */
-export interface HttpStats {
-  requests: number;
-  bytesRead: number;
-  bytesWritten: number;
-}
-
 /** Raw JSON requests against the current context of a KubeConfig. */
 export class KubeHttp {
-  readonly stats: HttpStats = { requests: 0, bytesRead: 0, bytesWritten: 0 };
+  /** Counters a sync or a benchmark reads. */
+  readonly stats: ConnectionStats = {
+    requests: 0,
+    bytesRead: 0,
+    bytesWritten: 0,
+  };
   readonly #kubeConfig: KubeConfig;
   readonly #server: URL;
   readonly #timeoutMs: number;

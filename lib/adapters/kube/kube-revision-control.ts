@@ -1,19 +1,12 @@
 /**
- * RevisionControl and DaemonSetStatusWriter over the API server. Revision
+ * RevisionControl over the API server. Revision
  * bodies embed `data` as Go-canonical JSON, so the bytes the API server
  * stores equal upstream's `getPatch` output (kubectl's "skipped rollback"
  * check and upstream's `Match` compare bytes).
  */
-import type {
-  DaemonSetStatusWriter,
-  Patch,
-  RevisionControl,
-} from '../../ports/index.js';
+import type { Patch, RevisionControl } from '../../ports/index.js';
 import { marshalGoJson } from '../../reconcile/k8s/go-json.js';
-import type {
-  ControllerRevision,
-  DaemonSet,
-} from '../../reconcile/k8s/types.js';
+import type { ControllerRevision } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { patchContentType } from './kube-pod-control.js';
 import { paths } from './paths.js';
@@ -72,32 +65,6 @@ export class KubeRevisionControl implements RevisionControl {
       `delete controllerrevision ${namespace}/${name}`,
       'DELETE',
       paths.revision(namespace, name)
-    );
-  }
-}
-
-/** PUTs DaemonSet status (optimistic concurrency by resourceVersion). */
-export class KubeStatusWriter implements DaemonSetStatusWriter {
-  readonly #http: KubeHttp;
-
-  constructor({ http }: { http: KubeHttp }) {
-    this.#http = http;
-  }
-
-  updateStatus(ds: DaemonSet) {
-    const ns = ds.metadata?.namespace ?? '';
-    const name = ds.metadata?.name ?? '';
-    return this.#http.request<DaemonSet>(
-      `update status of daemonset ${ns}/${name}`,
-      'PUT',
-      paths.daemonSetStatus(ns, name),
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
-          ...ds,
-        }),
-      }
     );
   }
 }

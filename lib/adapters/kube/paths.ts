@@ -16,3 +16,11 @@ export const paths = {
     `/apis/apps/v1/namespaces/${seg(ns)}/controllerrevisions/${seg(name)}`,
   events: (ns: string) => `/api/v1/namespaces/${seg(ns)}/events`,
 };
+
+/** The cluster-wide collections the bridge lists and watches. */
+export const collectionPaths = {
+  daemonSets: '/apis/apps/v1/daemonsets',
+  pods: '/api/v1/pods',
+  nodes: '/api/v1/nodes',
+  revisions: '/apis/apps/v1/controllerrevisions',
+} as const;

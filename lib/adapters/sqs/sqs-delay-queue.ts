@@ -1,6 +1,6 @@
 /** The delay queue of delayed adds (see lib/runtime/fire-timers.ts) on SQS. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DelayQueue } from '../../timers/fire-timers.js';
+import type { DelayQueue } from '../../ports/index.js';
 import { callSqs } from './sqs-queue-error.js';
 
 /** What an SqsDelayQueue is built from. */

@@ -21,14 +21,17 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { toError } from '../../errors.js';
-import type { Clock, WorkQueue, WorkQueueMarks } from '../../ports/index.js';
 import {
-  type DelayQueue,
   delaySecondsFor,
   formatTimerMessage,
   TIMER_SLACK_MS,
-} from '../../timers/fire-timers.js';
-import { SqsDelayQueue } from './sqs-delay-queue.js';
+} from '../../policy/timer-message.js';
+import type {
+  Clock,
+  DelayQueue,
+  WorkQueue,
+  WorkQueueMarks,
+} from '../../ports/index.js';
 import { callSqs, SqsQueueError } from './sqs-queue-error.js';
 
 /** SQS's longest `MessageGroupId`; longer keys are shortened with a hash. */
@@ -53,8 +56,8 @@ export interface SqsWorkQueueOptions {
   client: SQSClient;
   /** The FIFO work queue (body = key, group = key). */
   workQueueUrl: string;
-  /** The standard queue carrying timer messages. */
-  delayQueueUrl: string;
+  /** Where delayed adds go as timer messages (an SqsDelayQueue). */
+  delayQueue: DelayQueue;
   marks: WorkQueueMarks;
   clock: Clock;
 }
@@ -70,10 +73,7 @@ export class SqsWorkQueue implements WorkQueue {
   constructor(options: SqsWorkQueueOptions) {
     this.#client = options.client;
     this.#workQueueUrl = options.workQueueUrl;
-    this.#delayQueue = new SqsDelayQueue({
-      client: options.client,
-      queueUrl: options.delayQueueUrl,
-    });
+    this.#delayQueue = options.delayQueue;
     this.#marks = options.marks;
     this.#clock = options.clock;
   }

@@ -11,7 +11,6 @@ import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { inject } from 'vitest';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterRunResult } from '#lib/bridge/bridge-invocation.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
@@ -167,13 +166,6 @@ export class ServerlessStack {
   async stopBridge(): Promise<void> {
     this.#bridgeAbort.abort();
     await this.#bridgeLoop;
-  }
-
-  /** The HTTP client the registered cluster is reached with. */
-  async clusterHttp(): Promise<KubeHttp> {
-    const session = await this.wiring.sessions.get(this.cluster);
-    if (session === undefined) throw new Error('cluster not registered');
-    return session.http;
   }
 
   /** Stops pollers and bridge and deletes queues and table. */

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
@@ -59,6 +60,7 @@ describe('runClustersCli', () => {
       connect: async () => {
         throw new ReconcilerError('no cluster in unit tests');
       },
+      serverOf: serverOfRecord,
       readTextFile: (file) => readFileSync(file, 'utf8'),
       ownership,
       health,
@@ -226,8 +228,9 @@ describe('runClustersCli', () => {
       // Prepare
       await addLocal('silent');
       let closed = 0;
+      const silent = () => new Promise<never>(() => undefined);
       deps.connect = async () => ({
-        request: () => new Promise<never>(() => undefined),
+        probe: { version: silent, whoAmI: silent, canI: silent },
         close: () => {
           closed++;
         },

@@ -6,13 +6,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { PoisonMessageError } from '#lib/errors.js';
 import {
-  type DelayQueue,
   delaySecondsFor,
-  type FireTimerDeps,
-  fireTimer,
   formatTimerMessage,
   parseTimerMessage,
-} from '#lib/timers/fire-timers.js';
+} from '#lib/policy/timer-message.js';
+import type { DelayQueue } from '#lib/ports/index.js';
+import { type FireTimerDeps, fireTimer } from '#lib/timers/fire-timers.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
 const KEY = 'prod/kube-system/agent';

@@ -1,15 +1,14 @@
 /** ClusterSessions: one session per cluster per container, refreshed. */
 import { describe, expect, it, vi } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import type { ClusterRecord } from '#lib/ports/index.js';
+import type { ClusterConnection, ClusterRecord } from '#lib/ports/index.js';
+
 import {
   ClusterSessions,
   SESSION_MAX_AGE_MS,
 } from '#lib/worker/cluster-sessions.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
-import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
 
 const record = (endpoint: string): ClusterRecord => ({
   id: 'c1',
@@ -33,12 +32,13 @@ const setUp = () => {
     registry: { get: async () => current, list: async () => [] },
     connect: async (r) => {
       opened.push(r.endpoint);
-      return { close: () => closed.push(r.endpoint) } as unknown as KubeHttp;
+      return {
+        close: () => closed.push(r.endpoint),
+      } as unknown as ClusterConnection;
     },
     expectations: new MemoryExpectationsStore({ clock }),
     failedPodBackoff: new MemoryBackoffStore(),
     clock,
-    logger: new FakeLogger(),
     forgetCredential: (r) => forgotten.push(r.id),
   });
   return {

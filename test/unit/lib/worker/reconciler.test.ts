@@ -129,7 +129,7 @@ describe('Reconciler', () => {
         ownership: 'apps/v1',
         bridgeMode: 'watch',
       },
-      http: undefined as never,
+      connection: undefined as never,
       deps: { ...h.deps },
     };
     reconciler = new Reconciler({
@@ -230,7 +230,7 @@ describe('Reconciler', () => {
       sessions: {
         get: async () => ({
           record: {} as never,
-          http: undefined as never,
+          connection: undefined as never,
           deps: h.deps,
         }),
         invalidate: async () => undefined,

@@ -7,16 +7,23 @@
  */
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ReconcilerError } from '../errors.js';
-import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
-import type { Clock, ClusterRecord, RequestBudget } from '../ports/index.js';
-import { type EksTokenCache, eksTokenCacheFor } from './aws/eks-token.js';
-import type { SecretCredentials } from './aws/secret-credentials.js';
+import { ReconcilerError } from '../../errors.js';
+import { DEFAULT_API_BUDGET } from '../../policy/request-budget.js';
+import type {
+  Clock,
+  ClusterConnection,
+  ClusterRecord,
+  Logger,
+  RequestBudget,
+} from '../../ports/index.js';
+import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
+import type { SecretCredentials } from '../aws/secret-credentials.js';
+import { kubeClusterConnection } from './kube-cluster-connection.js';
 import {
   kubeConfigForCluster,
   kubeConfigFromFile,
-} from './kube/kube-config-for-cluster.js';
-import { KubeHttp } from './kube/kube-http.js';
+} from './kube-config-for-cluster.js';
+import { KubeHttp } from './kube-http.js';
 
 /** What a ClusterConnector is built from. */
 export interface ClusterConnectorOptions {
@@ -25,6 +32,8 @@ export interface ClusterConnectorOptions {
   /** Paces every request to a cluster (shared per-cluster budget). */
   budget?: RequestBudget;
   clock: Clock;
+  /** Where the connections' Event recorders report failures. */
+  logger: Logger;
 }
 
 /** Connects to clusters; keeps token caches across connections. */
@@ -36,20 +45,21 @@ export class ClusterConnector {
     this.#o = options;
   }
 
-  /** Returns a client for `kubeConfig` that spends the cluster's budget. */
-  #http(record: ClusterRecord, kubeConfig: KubeConfig): KubeHttp {
+  /** Returns the cluster's ports over `kubeConfig`, spending its budget. */
+  #http(record: ClusterRecord, kubeConfig: KubeConfig): ClusterConnection {
     const { budget } = this.#o;
     const limits = record.apiBudget ?? DEFAULT_API_BUDGET;
-    return new KubeHttp({
+    const http = new KubeHttp({
       kubeConfig,
       ...(budget
         ? { beforeRequest: () => budget.acquire(record.id, limits) }
         : {}),
     });
+    return kubeClusterConnection(http, this.#o.logger);
   }
 
-  /** Returns an API client for the cluster. */
-  async connect(record: ClusterRecord): Promise<KubeHttp> {
+  /** Opens the cluster: returns its ports, bound to one connection. */
+  async connect(record: ClusterRecord): Promise<ClusterConnection> {
     const { auth } = record;
     if (auth.type === 'kubeconfig') {
       return this.#http(record, kubeConfigFromFile(auth));

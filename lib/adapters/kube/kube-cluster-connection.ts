@@ -1,0 +1,32 @@
+/**
+ * Every Kubernetes-facing port of one cluster, over one KubeHttp: what a
+ * ClusterConnector hands the worker, the bridge and the CLI.
+ */
+import type { ClusterConnection, Logger } from '../../ports/index.js';
+import { KubeClusterProbe } from './kube-cluster-probe.js';
+import { KubeClusterReader } from './kube-cluster-reader.js';
+import { KubeClusterWatch } from './kube-cluster-watch.js';
+import { KubeEventRecorder } from './kube-event-recorder.js';
+import type { KubeHttp } from './kube-http.js';
+import { KubePodControl } from './kube-pod-control.js';
+import { KubeRevisionControl } from './kube-revision-control.js';
+import { KubeStatusWriter } from './kube-status-writer.js';
+
+/** Returns the cluster's ports over `http`; `close` closes `http`. */
+export const kubeClusterConnection = (
+  http: KubeHttp,
+  logger: Logger
+): ClusterConnection => {
+  const events = new KubeEventRecorder({ http, logger });
+  return {
+    watch: new KubeClusterWatch({ http }),
+    probe: new KubeClusterProbe({ http }),
+    reader: new KubeClusterReader({ http }),
+    podControl: new KubePodControl({ http, events }),
+    revisionControl: new KubeRevisionControl({ http }),
+    statusWriter: new KubeStatusWriter({ http }),
+    events,
+    stats: () => http.stats,
+    close: () => http.close(),
+  };
+};

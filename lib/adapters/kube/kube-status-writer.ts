@@ -1,0 +1,31 @@
+/** DaemonSetStatusWriter over the API server's status subresource. */
+import type { DaemonSetStatusWriter } from '../../ports/index.js';
+import type { DaemonSet } from '../../reconcile/k8s/types.js';
+import type { KubeHttp } from './kube-http.js';
+import { paths } from './paths.js';
+
+/** PUTs DaemonSet status (optimistic concurrency by resourceVersion). */
+export class KubeStatusWriter implements DaemonSetStatusWriter {
+  readonly #http: KubeHttp;
+
+  constructor({ http }: { http: KubeHttp }) {
+    this.#http = http;
+  }
+
+  updateStatus(ds: DaemonSet) {
+    const ns = ds.metadata?.namespace ?? '';
+    const name = ds.metadata?.name ?? '';
+    return this.#http.request<DaemonSet>(
+      `update status of daemonset ${ns}/${name}`,
+      'PUT',
+      paths.daemonSetStatus(ns, name),
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          ...ds,
+        }),
+      }
+    );
+  }
+}

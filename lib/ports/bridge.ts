@@ -1,0 +1,85 @@
+/**
+ * The ports of the watch-bridge: the cluster's list/watch API
+ * (ClusterWatch), its lease and bookmarks, and the node index.
+ */
+import type { NodeFacts } from '../reconcile/event-keys/resumed.js';
+import type { KubeObject } from '../reconcile/k8s/types.js';
+
+/** Where a bridge resumes: the last processed resourceVersion per resource. */
+export type ResourceVersions = Readonly<Record<string, string>>;
+
+/**
+ * One bridge per cluster (upstream: leader election), and its bookmarks.
+ * Checkpoints are fenced by the lease: a bridge that lost its lease cannot
+ * overwrite its successor's resourceVersions.
+ */
+export interface BridgeLeaseStore {
+  /**
+   * Takes or renews the cluster's lease for `holder` until now + `ttlMs`;
+   * returns the stored resourceVersions, or undefined when another holder's
+   * lease has not expired.
+   */
+  acquire(
+    cluster: string,
+    holder: string,
+    ttlMs: number
+  ): Promise<ResourceVersions | undefined>;
+  /**
+   * Stores resourceVersions and extends the lease; throws LeaseLostError when
+   * `holder` no longer holds it.
+   */
+  checkpoint(
+    cluster: string,
+    holder: string,
+    resourceVersions: ResourceVersions,
+    ttlMs: number
+  ): Promise<void>;
+  /** Ends the lease early (clean handover), keeping the resourceVersions. */
+  release(cluster: string, holder: string): Promise<void>;
+}
+
+/**
+ * The bridge's index of node facts per cluster (labels and taints: all that
+ * placement reads), so a bridge that resumes without a node cache still
+ * knows what a node looked like before an update.
+ */
+export interface NodeIndexStore {
+  load(cluster: string): Promise<Map<string, NodeFacts>>;
+  save(cluster: string, nodes: ReadonlyMap<string, NodeFacts>): Promise<void>;
+}
+
+/** The cluster-wide collections the bridge lists and watches. */
+export type WatchedResource = 'daemonSets' | 'pods' | 'nodes' | 'revisions';
+
+/** One event of a watch stream (BOOKMARKs carry only a resourceVersion). */
+export interface WatchEvent<T = KubeObject> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+/** A complete list and the resourceVersion to watch from after it. */
+export interface ListSnapshot<T extends KubeObject> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/**
+ * A cluster's list and watch API for the bridge (the part of client-go's
+ * ListerWatcher it uses). Errors are KubeApiErrors; a watch from a
+ * compacted resourceVersion fails with reason Gone.
+ */
+export interface ClusterWatch {
+  /** Lists every object of the collection (paginated by the adapter). */
+  list<T extends KubeObject>(
+    resource: WatchedResource
+  ): Promise<ListSnapshot<T>>;
+  /** Returns the collection's current resourceVersion without its items. */
+  currentVersion(resource: WatchedResource): Promise<string>;
+  /** Streams changes after `resourceVersion`, bookmarks included. */
+  watch<T extends KubeObject>(
+    resource: WatchedResource,
+    resourceVersion: string,
+    timeoutSeconds: number,
+    signal: AbortSignal
+  ): AsyncIterable<WatchEvent<T>>;
+}

@@ -1,0 +1,176 @@
+/**
+ * The ports of the fleet: registered clusters and how to reach them, their
+ * shared API budget, health and ownership fences, and metrics.
+ */
+import type { ClusterWatch } from './bridge.js';
+import type {
+  ClusterReader,
+  DaemonSetStatusWriter,
+  EventRecorder,
+  PodControl,
+  RevisionControl,
+} from './sync.js';
+
+/** How the reconciler authenticates to a cluster's API server. */
+export type ClusterAuth =
+  /** An EKS token minted from the function's IAM identity (optionally via a role). */
+  | { type: 'eks'; clusterName: string; region: string; roleArn?: string }
+  /** A service-account token or kubeconfig kept in AWS Secrets Manager. */
+  | { type: 'secret'; secretArn: string }
+  /** A kubeconfig file on this machine (local runs and tests only). */
+  | { type: 'kubeconfig'; path: string; context?: string };
+
+/** One registered cluster. */
+export interface ClusterRecord {
+  /** The first segment of every key; `[a-z0-9.-]`. */
+  id: string;
+  /** API server URL (https). Empty for `kubeconfig` auth (the file has it). */
+  endpoint: string;
+  /** PEM CA bundle, base64 (kubeconfig `certificate-authority-data`). */
+  caData: string;
+  auth: ClusterAuth;
+  /** What the reconciler owns there; only native DaemonSets for now. */
+  ownership: 'apps/v1';
+  /** How its bridge runs: long-lived watches, or short scheduled runs. */
+  bridgeMode: 'watch' | 'economy';
+  /**
+   * Requests per second (and burst) all reconcilers of the cluster share;
+   * DEFAULT_API_BUDGET (50, 100) when absent.
+   */
+  apiBudget?: ApiBudget;
+}
+
+/** A token bucket: `qps` tokens a second, at most `burst` saved. */
+export interface ApiBudget {
+  qps: number;
+  burst: number;
+}
+
+/** Paces a cluster's API requests across every reconciler (client QPS). */
+export interface RequestBudget {
+  /** Resolves when one more request to the cluster may be sent. */
+  acquire(cluster: string, budget: ApiBudget): Promise<void>;
+}
+
+/** The registered clusters. */
+export interface ClusterRegistry {
+  get(id: string): Promise<ClusterRecord | undefined>;
+  list(): Promise<ClusterRecord[]>;
+}
+
+/** What one sync did, for metrics (CloudWatch embedded format in AWS). */
+export interface SyncMeasurement {
+  cluster: string;
+  outcome: 'synced' | 'retrying' | 'dropped';
+  durationMs: number;
+  creates: number;
+  deletes: number;
+  /** Time from the oldest coalesced message's send to the sync's start. */
+  queueLagMs: number;
+}
+
+/** Receives sync measurements. */
+export interface MetricsSink {
+  recordSync(m: SyncMeasurement): void;
+  /** Counts messages dropped as poison (malformed key, unknown cluster). */
+  recordPoison(reason: string): void;
+  /** Reports a cluster whose breaker is open (failures so far). */
+  recordClusterUnhealthy(cluster: string, failures: number): void;
+  /** Reports a cluster fenced because another controller is active. */
+  recordControllerConflict(cluster: string): void;
+}
+
+/** A cluster's health as the reconcilers see it (a circuit breaker). */
+export interface ClusterHealth {
+  /** Consecutive syncs that failed at the cluster level. */
+  failures: number;
+  /** Until then, syncs of the cluster's keys are requeued without a call. */
+  openUntilMs: number;
+  /** The last cluster-level error, for `check` and logs (no credentials). */
+  lastError: string;
+}
+
+/** Per-cluster health shared by every reconciler. */
+export interface ClusterHealthStore {
+  get(cluster: string): Promise<ClusterHealth | undefined>;
+  /** Counts a failure and opens the breaker for `retryAfterMs(failures)`. */
+  recordFailure(
+    cluster: string,
+    error: string,
+    retryAfterMs: (failures: number) => number
+  ): Promise<ClusterHealth>;
+  /** Closes the breaker after a success. */
+  reset(cluster: string): Promise<void>;
+}
+
+/** Why the reconciler stopped acting on a cluster. */
+export interface OwnershipFence {
+  fencedAtMs: number;
+  reason: string;
+}
+
+/**
+ * Fight detection's memory per cluster: observations of another controller's
+ * writes within a window, and the fence that stops the reconciler acting on
+ * the cluster until an operator clears it.
+ */
+export interface OwnershipStore {
+  getFence(cluster: string): Promise<OwnershipFence | undefined>;
+  /**
+   * Counts an observation in the current window unless `detail` equals the
+   * last one counted (the same writes seen again); returns the count.
+   */
+  recordForeignWrites(cluster: string, detail: string): Promise<number>;
+  fence(cluster: string, reason: string): Promise<void>;
+  clearFence(cluster: string): Promise<void>;
+}
+
+/** The attributes of one permission (SelfSubjectAccessReview). */
+export interface ResourceAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+}
+
+/**
+ * The questions `clusters check` asks a cluster: its version, who it
+ * thinks we are, and whether we may do something. Errors are KubeApiErrors.
+ */
+export interface ClusterProbe {
+  /** Returns GET /version's `gitVersion`. */
+  version(): Promise<string | undefined>;
+  /** Returns the user name the server sees (SelfSubjectReview). */
+  whoAmI(): Promise<string | undefined>;
+  /** Returns whether the server allows one request (SelfSubjectAccessReview). */
+  canI(attributes: ResourceAttributes): Promise<boolean>;
+}
+
+/**
+ * One open cluster: every Kubernetes-facing port, bound to one connection
+ * and its credentials. `close` ends the connection's sockets.
+ */
+export interface ClusterConnection {
+  watch: ClusterWatch;
+  probe: ClusterProbe;
+  reader: ClusterReader;
+  podControl: PodControl;
+  revisionControl: RevisionControl;
+  statusWriter: DaemonSetStatusWriter;
+  events: EventRecorder;
+  /** Returns what the connection has sent and read so far. */
+  stats(): Readonly<ConnectionStats>;
+  close(): void;
+}
+
+/** A connection's counters (response bodies as received). */
+export interface ConnectionStats {
+  requests: number;
+  bytesRead: number;
+  bytesWritten: number;
+}
+
+/** Opens a registered cluster (the ClusterConnector in AWS). */
+export type ConnectCluster = (
+  record: ClusterRecord
+) => Promise<ClusterConnection>;

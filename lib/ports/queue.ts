@@ -1,0 +1,62 @@
+/**
+ * The ports of the work queue: client-go's workqueue split into the
+ * producer (WorkQueue), the consumer's bookkeeping (WorkQueueLedger), the
+ * marks a queue adapter keeps (WorkQueueMarks) and the delay queue that
+ * carries timers (DelayQueue).
+ */
+
+/**
+ * The producer half of the work queue (client-go `Add` / `AddAfter`). Adds of
+ * a key that is already waiting coalesce; an add while the key is being
+ * synced causes one more sync after it.
+ */
+export interface WorkQueue {
+  /** Asks for a sync of `key` as soon as possible. */
+  add(key: string): Promise<void>;
+  /** Asks for a sync of `key` after `delayMs`; the earliest pending time wins. */
+  addAfter(key: string, delayMs: number): Promise<void>;
+}
+
+/**
+ * The consumer's per-key bookkeeping (client-go's `dirty` set and the
+ * rate limiter's failure count), kept where every reconciler can see it.
+ */
+export interface WorkQueueLedger {
+  /**
+   * Called before a sync reads any state: clears the key's dirty mark, so an
+   * add from now on wakes the key again. Returns the failures counted since
+   * the last `forget`.
+   */
+  beginSync(key: string): Promise<number>;
+  /** Counts one failed sync; returns the count including it. */
+  recordFailure(key: string): Promise<number>;
+  /** Forgets the key's failures (client-go `Forget`). */
+  forget(key: string): Promise<void>;
+}
+
+/**
+ * What a queue adapter stores to coalesce adds and keep one timer per key
+ * (client-go's dirty set and the delaying queue's `waitingForQueue`).
+ */
+export interface WorkQueueMarks {
+  /** Marks the key dirty; false when it already was (the add coalesces). */
+  markDirty(key: string): Promise<boolean>;
+  /** Undoes `markDirty` after the message could not be sent. */
+  clearDirty(key: string): Promise<void>;
+  /**
+   * Arms the key's timer for `dueAtMs` unless an earlier timer is pending;
+   * returns the new timer's token, or undefined when the pending one fires
+   * first.
+   */
+  armTimer(key: string, dueAtMs: number): Promise<string | undefined>;
+  /** Returns whether `token` is still the key's armed timer. */
+  isTimerArmed(key: string, token: string): Promise<boolean>;
+  /** Disarms the timer if `token` is still the armed one. */
+  disarmTimer(key: string, token: string): Promise<void>;
+}
+
+/** Sends timer messages with a delay (the SQS delay queue in production). */
+export interface DelayQueue {
+  /** Sends `body` so that it is delivered after `delaySeconds` (0–900). */
+  send(body: string, delaySeconds: number): Promise<void>;
+}

@@ -1,0 +1,120 @@
+/**
+ * The ports of one sync (STYLE §5): small, Kubernetes-shaped interfaces the
+ * orchestrator talks through. Adapters implement them against the
+ * Kubernetes API, DynamoDB or memory; tests use in-memory fakes.
+ */
+import type { BackoffEntry } from '../reconcile/backoff-policy.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Node,
+  Pod,
+} from '../reconcile/k8s/types.js';
+
+/** Wall time in milliseconds since the epoch (k8s `failedPodsBackoff.Clock`). */
+export interface Clock {
+  now(): number;
+}
+
+/**
+ * Reads cluster state for one sync. Reads may be served from a cache that is
+ * slightly stale (as upstream's informers are); the `*Fresh` reads go to the
+ * API server (upstream's uncached quorum GETs). Missing objects are
+ * `undefined`, never an error.
+ */
+export interface ClusterReader {
+  getDaemonSet(namespace: string, name: string): Promise<DaemonSet | undefined>;
+  getDaemonSetFresh(
+    namespace: string,
+    name: string
+  ): Promise<DaemonSet | undefined>;
+  listNodes(): Promise<Node[]>;
+  /**
+   * Lists the pods of `namespace` that `owner` may control or adopt: at
+   * least every pod matching its selector (adapters may filter by it on the
+   * server; upstream lists the namespace from its cache).
+   */
+  listPods(namespace: string, owner: DaemonSet): Promise<Pod[]>;
+  listControllerRevisions(namespace: string): Promise<ControllerRevision[]>;
+  getControllerRevisionFresh(
+    namespace: string,
+    name: string
+  ): Promise<ControllerRevision | undefined>;
+}
+
+/** A patch body exactly as upstream sends it, with its content type. */
+export interface Patch {
+  type: 'strategic' | 'merge';
+  body: string;
+}
+
+/**
+ * Creates, deletes and patches pods (upstream `PodControlInterface`). Like
+ * `RealPodControl`, implementations emit `SuccessfulCreate`/`FailedCreate`
+ * and `SuccessfulDelete`/`FailedDelete` events on the owner.
+ */
+export interface PodControl {
+  createPod(namespace: string, pod: Pod, owner: DaemonSet): Promise<void>;
+  deletePod(namespace: string, name: string, owner: DaemonSet): Promise<void>;
+  patchPod(namespace: string, name: string, patch: Patch): Promise<void>;
+}
+
+/** Writes ControllerRevisions (upstream calls the clientset directly). */
+export interface RevisionControl {
+  createRevision(
+    namespace: string,
+    revision: ControllerRevision
+  ): Promise<ControllerRevision>;
+  updateRevision(
+    namespace: string,
+    revision: ControllerRevision
+  ): Promise<ControllerRevision>;
+  patchRevision(namespace: string, name: string, patch: Patch): Promise<void>;
+  deleteRevision(namespace: string, name: string): Promise<void>;
+}
+
+/** Writes a DaemonSet's status subresource (PUT with its resourceVersion). */
+export interface DaemonSetStatusWriter {
+  updateStatus(daemonSet: DaemonSet): Promise<DaemonSet>;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/** Records Kubernetes Events on a DaemonSet; never throws. */
+export interface EventRecorder {
+  record(
+    object: DaemonSet,
+    type: EventType,
+    reason: string,
+    message: string
+  ): Promise<void>;
+}
+
+/**
+ * Create/delete expectations per DaemonSet key (upstream
+ * `ControllerExpectationsInterface`). A record older than the expectations
+ * timeout counts as satisfied, also when the store still holds it.
+ */
+export interface ExpectationsStore {
+  satisfiedExpectations(key: string): Promise<boolean>;
+  /** Replaces the record (fresh timestamp), even with 0/0. */
+  setExpectations(key: string, add: number, del: number): Promise<void>;
+  lowerExpectations(key: string, add: number, del: number): Promise<void>;
+  creationObserved(key: string): Promise<void>;
+  deletionObserved(key: string): Promise<void>;
+  deleteExpectations(key: string): Promise<void>;
+}
+
+/** Failed-pod backoff entries keyed like upstream (`dsUID/generation/node`). */
+export interface FailedPodBackoffStore {
+  get(id: string): Promise<BackoffEntry | undefined>;
+  put(id: string, entry: BackoffEntry): Promise<void>;
+}
+
+/** Structured logger (Powertools-compatible subset). */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}

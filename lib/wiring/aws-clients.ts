@@ -1,0 +1,49 @@
+/**
+ * The AWS SDK clients every function builds once per container, with the
+ * overrides tests give them (emulator endpoints, static credentials, a fake
+ * clock).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Clock } from '../ports/index.js';
+
+/** Overrides for tests: emulator endpoints, a fake clock. */
+export interface AwsWiringOverrides {
+  /** One endpoint per service, e.g. DynamoDB Local and fauxqs. */
+  endpoints?: { dynamodb?: string; sqs?: string };
+  /** Static credentials for emulators (never logged). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  region?: string;
+  clock?: Clock;
+}
+
+/** Returns the options every SDK client of the overrides shares. */
+export const commonClientOptions = (overrides: AwsWiringOverrides) => ({
+  ...(overrides.region ? { region: overrides.region } : {}),
+  ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
+});
+
+/** Returns one service's SDK client options (none in AWS). */
+const clientOptions = (
+  overrides: AwsWiringOverrides,
+  service: 'dynamodb' | 'sqs'
+) => ({
+  ...commonClientOptions(overrides),
+  ...(overrides.endpoints?.[service]
+    ? { endpoint: overrides.endpoints[service] }
+    : {}),
+});
+
+/** The clients of the queue and the state table. */
+export interface QueueClients {
+  dynamo: DynamoDBClient;
+  sqs: SQSClient;
+}
+
+/** Builds the queue and table clients. */
+export const createQueueClients = (
+  overrides: AwsWiringOverrides
+): QueueClients => ({
+  dynamo: new DynamoDBClient(clientOptions(overrides, 'dynamodb')),
+  sqs: new SQSClient(clientOptions(overrides, 'sqs')),
+});
