@@ -9,24 +9,20 @@
  * checkpoint by anyone but the live holder changes nothing and throws
  * LeaseLostError.
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
-import type {
-  BridgeLeaseStore,
-  Clock,
-  ResourceVersions,
-} from '../../ports/index.js';
+import type { BridgeLeaseStore, ResourceVersions } from '../../ports/index.js';
 import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
 import {
   buildExpression,
   conditionalWrite,
-  type DynamoStoreOptions,
   type Item,
   num,
   str,
   updateLiveItem,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -45,26 +41,19 @@ const IS_MINE_AND_LIVE = '#holder = :holder AND #leaseUntilMs >= :now';
 const IS_MINE = '#holder = :holder';
 
 /** Bridge leases and bookmarks kept in DynamoDB, one item per cluster. */
-export class DynamoBridgeLeaseStore implements BridgeLeaseStore {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #clock: Clock;
-
-  constructor({ client, tableName, clock }: DynamoStoreOptions) {
-    this.#client = client;
-    this.#tableName = tableName;
-    this.#clock = clock;
-  }
-
+export class DynamoBridgeLeaseStore
+  extends DynamoStore
+  implements BridgeLeaseStore
+{
   async acquire(
     cluster: string,
     holder: string,
     ttlMs: number
   ): Promise<ResourceVersions | undefined> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const outcome = await updateLiveItem({
-      client: this.#client,
-      tableName: this.#tableName,
+      client: this.client,
+      tableName: this.tableName,
       pk: this.#pk(cluster),
       nowMs: now,
       operation: 'acquire lease',
@@ -89,12 +78,12 @@ export class DynamoBridgeLeaseStore implements BridgeLeaseStore {
     resourceVersions: ResourceVersions,
     ttlMs: number
   ): Promise<void> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const pk = this.#pk(cluster);
     const outcome = await conditionalWrite(`checkpoint ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ...buildExpression({
             update:
@@ -120,9 +109,9 @@ export class DynamoBridgeLeaseStore implements BridgeLeaseStore {
     const pk = this.#pk(cluster);
     // A failed condition means someone else holds it now: nothing to end.
     await conditionalWrite(`release ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ...buildExpression({
             update: 'SET #leaseUntilMs = :zero',

@@ -18,13 +18,13 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type DynamoStoreOptions,
   isExpiredItem,
   num,
   readNumber,
   readString,
   str,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
 
 const PREFIX = 'health#';
@@ -34,22 +34,19 @@ const HEALTH_TTL_MS = 24 * 60 * 60_000;
 const MAX_ERROR_LENGTH = 500;
 
 /** Cluster health in DynamoDB. */
-export class DynamoClusterHealthStore implements ClusterHealthStore {
-  readonly #o: DynamoStoreOptions;
-
-  constructor(options: DynamoStoreOptions) {
-    this.#o = options;
-  }
-
+export class DynamoClusterHealthStore
+  extends DynamoStore
+  implements ClusterHealthStore
+{
   #key(cluster: string) {
     return { [PARTITION_KEY]: str(`${PREFIX}${cluster}`) };
   }
 
   async get(cluster: string): Promise<ClusterHealth | undefined> {
     const { Item: item } = await callDynamo(`get health ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new GetItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: this.#key(cluster),
           ConsistentRead: true,
         })
@@ -66,7 +63,7 @@ export class DynamoClusterHealthStore implements ClusterHealthStore {
   }
 
   get #clock(): Clock {
-    return this.#o.clock;
+    return this.clock;
   }
 
   async recordFailure(
@@ -77,9 +74,9 @@ export class DynamoClusterHealthStore implements ClusterHealthStore {
     const now = this.#clock.now();
     const lastError = error.slice(0, MAX_ERROR_LENGTH);
     const counted = await callDynamo(`count failure ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: this.#key(cluster),
           ...buildExpression({
             update:
@@ -98,9 +95,9 @@ export class DynamoClusterHealthStore implements ClusterHealthStore {
     const openUntilMs = now + retryAfterMs(failures);
     // Concurrent failures race here; the latest opening wins.
     await conditionalWrite(`open breaker ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: this.#key(cluster),
           ...buildExpression({
             update: 'SET #openUntilMs = :until',
@@ -116,9 +113,9 @@ export class DynamoClusterHealthStore implements ClusterHealthStore {
 
   async reset(cluster: string): Promise<void> {
     await callDynamo(`reset health ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new DeleteItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: this.#key(cluster),
         })
       )

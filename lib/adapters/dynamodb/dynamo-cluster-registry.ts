@@ -13,7 +13,6 @@
 import {
   type AttributeValue,
   DeleteItemCommand,
-  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   ScanCommand,
@@ -22,12 +21,15 @@ import {
   InvalidClusterRecordError,
   parseClusterRecord,
 } from '../../cluster/record.js';
-import type {
-  Clock,
-  ClusterRecord,
-  ClusterRegistry,
-} from '../../ports/index.js';
-import { callDynamo, type Item, num, str } from './dynamo-call.js';
+import type { ClusterRecord, ClusterRegistry } from '../../ports/index.js';
+import {
+  callDynamo,
+  type DynamoStoreOptions,
+  type Item,
+  num,
+  str,
+} from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import { KeyPrefix, PARTITION_KEY, partitionKey } from './table-schema.js';
 
 /** The attribute that tells registry items from state items. */
@@ -81,10 +83,10 @@ const recordFromItem = (item: Item): ClusterRecord => {
 };
 
 /** Registered clusters in DynamoDB, with `get` answers kept for 60 s. */
-export class DynamoClusterRegistry implements ClusterRegistry {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #clock: Clock;
+export class DynamoClusterRegistry
+  extends DynamoStore
+  implements ClusterRegistry
+{
   readonly #cacheTtlMs: number;
   readonly #cache = new Map<
     string,
@@ -92,19 +94,10 @@ export class DynamoClusterRegistry implements ClusterRegistry {
   >();
 
   constructor({
-    client,
-    tableName,
-    clock,
     cacheTtlMs = CLUSTER_CACHE_TTL_MS,
-  }: {
-    client: DynamoDBClient;
-    tableName: string;
-    clock: Clock;
-    cacheTtlMs?: number;
-  }) {
-    this.#client = client;
-    this.#tableName = tableName;
-    this.#clock = clock;
+    ...table
+  }: DynamoStoreOptions & { cacheTtlMs?: number }) {
+    super(table);
     this.#cacheTtlMs = cacheTtlMs;
   }
 
@@ -114,16 +107,16 @@ export class DynamoClusterRegistry implements ClusterRegistry {
    * that breaks the rules throws InvalidClusterRecordError.
    */
   async get(id: string): Promise<ClusterRecord | undefined> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const hit = this.#cache.get(id);
     if (hit && now - hit.atMs < this.#cacheTtlMs) {
       return hit.record && structuredClone(hit.record);
     }
     const pk = partitionKey(KeyPrefix.cluster, id);
     const { Item: item } = await callDynamo(`get cluster ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new GetItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
         })
       )
@@ -139,15 +132,15 @@ export class DynamoClusterRegistry implements ClusterRegistry {
    * InvalidClusterRecordError, so none is silently skipped.
    */
   async list(): Promise<ClusterRecord[]> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const records: ClusterRecord[] = [];
     const errors: unknown[] = [];
     let start: Item | undefined;
     do {
       const page = await callDynamo('scan clusters', () =>
-        this.#client.send(
+        this.client.send(
           new ScanCommand({
-            TableName: this.#tableName,
+            TableName: this.tableName,
             FilterExpression: '#kind = :kind',
             ExpressionAttributeNames: { '#kind': KIND_ATTRIBUTE },
             ExpressionAttributeValues: { ':kind': str(CLUSTER_KIND) },
@@ -167,7 +160,7 @@ export class DynamoClusterRegistry implements ClusterRegistry {
     if (errors.length > 0) {
       throw new AggregateError(
         errors,
-        `${errors.length} invalid cluster record(s) in ${this.#tableName}`
+        `${errors.length} invalid cluster record(s) in ${this.tableName}`
       );
     }
     for (const r of records) this.#cache.set(r.id, { record: r, atMs: now });
@@ -186,20 +179,20 @@ export class DynamoClusterRegistry implements ClusterRegistry {
       ...(marshal(valid).M as Item),
     };
     await callDynamo(`put cluster ${pk}`, () =>
-      this.#client.send(
-        new PutItemCommand({ TableName: this.#tableName, Item: item })
+      this.client.send(
+        new PutItemCommand({ TableName: this.tableName, Item: item })
       )
     );
-    this.#cache.set(valid.id, { record: valid, atMs: this.#clock.now() });
+    this.#cache.set(valid.id, { record: valid, atMs: this.clock.now() });
   }
 
   /** Removes a record; removing an unknown id does nothing. */
   async remove(id: string): Promise<void> {
     const pk = partitionKey(KeyPrefix.cluster, id);
     await callDynamo(`delete cluster ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new DeleteItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
         })
       )

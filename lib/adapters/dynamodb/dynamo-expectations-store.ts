@@ -9,12 +9,11 @@
  */
 import {
   DeleteItemCommand,
-  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, ExpectationsStore } from '../../ports/index.js';
+import type { ExpectationsStore } from '../../ports/index.js';
 import {
   EXPECTATIONS_TIMEOUT_MS,
   type ExpectationsRecord,
@@ -25,13 +24,13 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type DynamoStoreOptions,
   type Item,
   isExpiredItem,
   num,
   readNumber,
   str,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -54,41 +53,34 @@ const IS_UNEXPIRED_RECORD =
   'attribute_exists(#pk) AND #timestampMs >= :cutoff AND #expiresAt >= :nowS';
 
 /** Expectations kept in DynamoDB, one item per DaemonSet key. */
-export class DynamoExpectationsStore implements ExpectationsStore {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #clock: Clock;
-
-  constructor({ client, tableName, clock }: DynamoStoreOptions) {
-    this.#client = client;
-    this.#tableName = tableName;
-    this.#clock = clock;
-  }
-
+export class DynamoExpectationsStore
+  extends DynamoStore
+  implements ExpectationsStore
+{
   /**
    * Returns the live record (consistent read), or undefined when there is
    * none or it has passed the expectations timeout.
    */
   async get(key: string): Promise<ExpectationsRecord | undefined> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const record = await this.#read(key, 'get');
     return record === undefined || isExpired(record, now) ? undefined : record;
   }
 
   async satisfiedExpectations(key: string): Promise<boolean> {
     const record = await this.#read(key, 'satisfiedExpectations');
-    return expectationsSatisfied(record, this.#clock.now());
+    return expectationsSatisfied(record, this.clock.now());
   }
 
   async setExpectations(key: string, add: number, del: number): Promise<void> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const expiresAt = toEpochSeconds(
       now + EXPECTATIONS_TIMEOUT_MS + EXPECTATIONS_TTL_SLACK_MS
     );
     await callDynamo(`setExpectations ${this.#pk(key)}`, () =>
-      this.#client.send(
+      this.client.send(
         new PutItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Item: {
             [PARTITION_KEY]: str(this.#pk(key)),
             add: num(add),
@@ -108,13 +100,13 @@ export class DynamoExpectationsStore implements ExpectationsStore {
   ): Promise<void> {
     // Lowering by nothing changes nothing: save the write.
     if (add === 0 && del === 0) return;
-    const now = this.#clock.now();
+    const now = this.clock.now();
     // A failed condition means no record or an expired one: both are
     // satisfied already, and upstream lowers nothing it does not hold.
     await conditionalWrite(`lowerExpectations ${this.#pk(key)}`, () =>
-      this.#client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(this.#pk(key)) },
           ...buildExpression({
             update: 'ADD #add :negAdd, #del :negDel',
@@ -142,9 +134,9 @@ export class DynamoExpectationsStore implements ExpectationsStore {
 
   async deleteExpectations(key: string): Promise<void> {
     await callDynamo(`deleteExpectations ${this.#pk(key)}`, () =>
-      this.#client.send(
+      this.client.send(
         new DeleteItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(this.#pk(key)) },
         })
       )
@@ -159,15 +151,15 @@ export class DynamoExpectationsStore implements ExpectationsStore {
     const { Item: item } = await callDynamo(
       `${operation} ${this.#pk(key)}`,
       () =>
-        this.#client.send(
+        this.client.send(
           new GetItemCommand({
-            TableName: this.#tableName,
+            TableName: this.tableName,
             Key: { [PARTITION_KEY]: str(this.#pk(key)) },
             ConsistentRead: true,
           })
         )
     );
-    return isExpiredItem(item, this.#clock.now()) ? undefined : toRecord(item);
+    return isExpiredItem(item, this.clock.now()) ? undefined : toRecord(item);
   }
 
   #pk(key: string): string {

@@ -6,12 +6,8 @@
  * (client-go `hasExpired`), whether or not TTL has deleted it yet; a put never
  * replaces a newer entry with an older one.
  */
-import {
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import type { Clock, FailedPodBackoffStore } from '../../ports/index.js';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { FailedPodBackoffStore } from '../../ports/index.js';
 import {
   type BackoffEntry,
   FAILED_POD_BACKOFF,
@@ -21,12 +17,12 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type DynamoStoreOptions,
   isExpiredItem,
   num,
   readNumber,
   str,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -44,30 +40,23 @@ const IS_NOT_NEWER =
   'attribute_not_exists(#pk) OR #lastUpdateMs <= :lastUpdateMs';
 
 /** Failed-pod backoff entries kept in DynamoDB, one item per entry. */
-export class DynamoFailedPodBackoffStore implements FailedPodBackoffStore {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #clock: Clock;
-
-  constructor({ client, tableName, clock }: DynamoStoreOptions) {
-    this.#client = client;
-    this.#tableName = tableName;
-    this.#clock = clock;
-  }
-
+export class DynamoFailedPodBackoffStore
+  extends DynamoStore
+  implements FailedPodBackoffStore
+{
   /** Returns the entry (consistent read), or undefined when absent or stale. */
   async get(id: string): Promise<BackoffEntry | undefined> {
     const pk = partitionKey(KeyPrefix.failedPodBackoff, id);
     const { Item: item } = await callDynamo(`get backoff ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new GetItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ConsistentRead: true,
         })
       )
     );
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const delayMs = readNumber(item, 'delayMs');
     const lastUpdateMs = readNumber(item, 'lastUpdateMs');
     if (
@@ -89,9 +78,9 @@ export class DynamoFailedPodBackoffStore implements FailedPodBackoffStore {
       entry.lastUpdateMs + 2 * FAILED_POD_BACKOFF.maxMs
     );
     await conditionalWrite(`put backoff ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new PutItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Item: {
             [PARTITION_KEY]: str(pk),
             delayMs: num(entry.delayMs),

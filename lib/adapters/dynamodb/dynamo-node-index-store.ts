@@ -11,14 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   BatchGetItemCommand,
-  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Clock, NodeIndexStore } from '../../ports/index.js';
+import type { NodeIndexStore } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 import { DynamoStateError } from './dynamo-state-error.js';
+import { DynamoStore } from './dynamo-store.js';
 import {
   PARTITION_KEY,
   TTL_ATTRIBUTE,
@@ -32,22 +32,15 @@ const OLD_SHARD_TTL_MS = 24 * 60 * 60_000;
 const PREFIX = 'nodes#';
 
 /** The node index of each cluster, in DynamoDB. */
-export class DynamoNodeIndexStore implements NodeIndexStore {
-  readonly #client: DynamoDBClient;
-  readonly #table: string;
-  readonly #clock: Clock;
-
-  constructor(o: { client: DynamoDBClient; tableName: string; clock: Clock }) {
-    this.#client = o.client;
-    this.#table = o.tableName;
-    this.#clock = o.clock;
-  }
-
+export class DynamoNodeIndexStore
+  extends DynamoStore
+  implements NodeIndexStore
+{
   async load(cluster: string): Promise<Map<string, NodeFacts>> {
     try {
-      const head = await this.#client.send(
+      const head = await this.client.send(
         new GetItemCommand({
-          TableName: this.#table,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } },
           ConsistentRead: true,
         })
@@ -62,22 +55,23 @@ export class DynamoNodeIndexStore implements NodeIndexStore {
       // BatchGetItem takes at most 100 keys and may leave some unprocessed.
       let pending = keys;
       while (pending.length > 0) {
-        const out = await this.#client.send(
+        const out = await this.client.send(
           new BatchGetItemCommand({
             RequestItems: {
-              [this.#table]: {
+              [this.tableName]: {
                 Keys: pending.slice(0, 100),
                 ConsistentRead: true,
               },
             },
           })
         );
-        for (const item of out.Responses?.[this.#table] ?? []) {
+        for (const item of out.Responses?.[this.tableName] ?? []) {
           const pk = item[PARTITION_KEY]?.S ?? '';
           parts.set(pk, item.data?.B ?? new Uint8Array());
         }
         pending = [
-          ...((out.UnprocessedKeys?.[this.#table]?.Keys ?? []) as typeof keys),
+          ...((out.UnprocessedKeys?.[this.tableName]?.Keys ??
+            []) as typeof keys),
           ...pending.slice(100),
         ];
       }
@@ -109,9 +103,9 @@ export class DynamoNodeIndexStore implements NodeIndexStore {
     const shards = Math.max(1, Math.ceil(blob.length / SHARD_BYTES));
     try {
       for (let i = 0; i < shards; i++) {
-        await this.#client.send(
+        await this.client.send(
           new PutItemCommand({
-            TableName: this.#table,
+            TableName: this.tableName,
             Item: {
               [PARTITION_KEY]: { S: `${PREFIX}${cluster}#${version}#${i}` },
               data: {
@@ -121,9 +115,9 @@ export class DynamoNodeIndexStore implements NodeIndexStore {
           })
         );
       }
-      const old = await this.#client.send(
+      const old = await this.client.send(
         new PutItemCommand({
-          TableName: this.#table,
+          TableName: this.tableName,
           Item: {
             [PARTITION_KEY]: { S: `${PREFIX}${cluster}` },
             version: { S: version },
@@ -146,12 +140,12 @@ export class DynamoNodeIndexStore implements NodeIndexStore {
   ): Promise<void> {
     const version = head?.version?.S;
     const shards = Number(head?.shards?.N ?? 0);
-    const expiresAt = toEpochSeconds(this.#clock.now() + OLD_SHARD_TTL_MS);
+    const expiresAt = toEpochSeconds(this.clock.now() + OLD_SHARD_TTL_MS);
     for (let i = 0; version !== undefined && i < shards; i++) {
       const pk = `${PREFIX}${cluster}#${version}#${i}`;
-      await this.#client.send(
+      await this.client.send(
         new UpdateItemCommand({
-          TableName: this.#table,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: { S: pk } },
           UpdateExpression: 'SET #ttl = :t',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },

@@ -16,29 +16,26 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type DynamoStoreOptions,
   num,
   readNumber,
   readString,
   str,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
 
 const key = (pk: string) => ({ [PARTITION_KEY]: str(pk) });
 
 /** Fight detection state in DynamoDB. */
-export class DynamoOwnershipStore implements OwnershipStore {
-  readonly #o: DynamoStoreOptions;
-
-  constructor(options: DynamoStoreOptions) {
-    this.#o = options;
-  }
-
+export class DynamoOwnershipStore
+  extends DynamoStore
+  implements OwnershipStore
+{
   async getFence(cluster: string): Promise<OwnershipFence | undefined> {
     const { Item: item } = await callDynamo(`get fence ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new GetItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: key(`fence#${cluster}`),
           ConsistentRead: true,
         })
@@ -50,7 +47,7 @@ export class DynamoOwnershipStore implements OwnershipStore {
   }
 
   async recordForeignWrites(cluster: string, detail: string): Promise<number> {
-    const now = this.#o.clock.now();
+    const now = this.clock.now();
     const pk = `fight#${cluster}`;
     const fresh = {
       ':one': num(1),
@@ -60,9 +57,9 @@ export class DynamoOwnershipStore implements OwnershipStore {
     };
     // Count within the current window; an expired window starts again.
     const counted = await conditionalWrite(`count fight ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Key: key(pk),
           ...buildExpression({
             update: 'ADD #count :one SET #detail = :detail',
@@ -87,9 +84,9 @@ export class DynamoOwnershipStore implements OwnershipStore {
       return readNumber(old, 'count') ?? 1; // the same writes, seen again
     }
     await callDynamo(`start fight window ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new PutItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Item: {
             ...key(pk),
             count: num(1),
@@ -105,12 +102,12 @@ export class DynamoOwnershipStore implements OwnershipStore {
 
   async fence(cluster: string, reason: string): Promise<void> {
     await callDynamo(`fence ${cluster}`, () =>
-      this.#o.client.send(
+      this.client.send(
         new PutItemCommand({
-          TableName: this.#o.tableName,
+          TableName: this.tableName,
           Item: {
             ...key(`fence#${cluster}`),
-            fencedAtMs: num(this.#o.clock.now()),
+            fencedAtMs: num(this.clock.now()),
             reason: str(reason.slice(0, 1_000)),
           },
         })
@@ -121,8 +118,8 @@ export class DynamoOwnershipStore implements OwnershipStore {
   async clearFence(cluster: string): Promise<void> {
     for (const pk of [`fence#${cluster}`, `fight#${cluster}`]) {
       await callDynamo(`clear ${pk}`, () =>
-        this.#o.client.send(
-          new DeleteItemCommand({ TableName: this.#o.tableName, Key: key(pk) })
+        this.client.send(
+          new DeleteItemCommand({ TableName: this.tableName, Key: key(pk) })
         )
       );
     }

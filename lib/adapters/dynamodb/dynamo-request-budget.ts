@@ -21,6 +21,7 @@ import {
   readNumber,
   str,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
 
 /** Tokens a container claims at once. */
@@ -32,8 +33,7 @@ const realSleep = (ms: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Per-cluster token buckets in DynamoDB, claimed in chunks. */
-export class DynamoRequestBudget implements RequestBudget {
-  readonly #o: DynamoStoreOptions;
+export class DynamoRequestBudget extends DynamoStore implements RequestBudget {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #local = new Map<string, number>();
   readonly #claims = new Map<string, Promise<void>>();
@@ -41,7 +41,7 @@ export class DynamoRequestBudget implements RequestBudget {
   constructor(
     options: DynamoStoreOptions & { sleep?: (ms: number) => Promise<void> }
   ) {
-    this.#o = options;
+    super(options);
     this.#sleep = options.sleep ?? realSleep;
   }
 
@@ -68,9 +68,9 @@ export class DynamoRequestBudget implements RequestBudget {
     const key = { [PARTITION_KEY]: str(`budget#${cluster}`) };
     for (;;) {
       const { Item: item } = await callDynamo(`read budget ${cluster}`, () =>
-        this.#o.client.send(
+        this.client.send(
           new GetItemCommand({
-            TableName: this.#o.tableName,
+            TableName: this.tableName,
             Key: key,
             ConsistentRead: true,
           })
@@ -81,7 +81,7 @@ export class DynamoRequestBudget implements RequestBudget {
         stored === undefined
           ? undefined
           : { tokens: readNumber(item, 'tokens') ?? 0, atMs: stored };
-      const now = this.#o.clock.now();
+      const now = this.clock.now();
       const bucket = refill(old, now, budget);
       const { taken, waitMs } = takeTokens(bucket, CHUNK, budget);
       if (taken === 0) {
@@ -89,9 +89,9 @@ export class DynamoRequestBudget implements RequestBudget {
         continue;
       }
       const written = await conditionalWrite(`claim budget ${cluster}`, () =>
-        this.#o.client.send(
+        this.client.send(
           new PutItemCommand({
-            TableName: this.#o.tableName,
+            TableName: this.tableName,
             Item: {
               ...key,
               tokens: num(bucket.tokens - taken),

@@ -12,16 +12,8 @@
  * timer is only disarmed by its own token.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  type DynamoDBClient,
-  GetItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import type {
-  Clock,
-  WorkQueueLedger,
-  WorkQueueMarks,
-} from '../../ports/index.js';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { WorkQueueLedger, WorkQueueMarks } from '../../ports/index.js';
 import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
@@ -32,7 +24,6 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type DynamoStoreOptions,
   type Expression,
   isExpiredItem,
   num,
@@ -41,6 +32,7 @@ import {
   str,
   updateLiveItem,
 } from './dynamo-call.js';
+import { DynamoStore } from './dynamo-store.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -60,19 +52,12 @@ const HAS_NO_EARLIER_TIMER =
 const EXISTS = 'attribute_exists(#pk)';
 
 /** Work-queue bookkeeping kept in DynamoDB, one item per key. */
-export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
-  readonly #client: DynamoDBClient;
-  readonly #tableName: string;
-  readonly #clock: Clock;
-
-  constructor({ client, tableName, clock }: DynamoStoreOptions) {
-    this.#client = client;
-    this.#tableName = tableName;
-    this.#clock = clock;
-  }
-
+export class DynamoWorkQueueStore
+  extends DynamoStore
+  implements WorkQueueLedger, WorkQueueMarks
+{
   async markDirty(key: string): Promise<boolean> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const outcome = await this.#updateLive('markDirty', key, now, {
       update: 'SET #dirty = :true, #dirtyAtMs = :now, #expiresAt = :expiresAt',
       condition: HAS_NO_FRESH_MARK,
@@ -94,7 +79,7 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   async beginSync(key: string): Promise<number> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const outcome = await this.#updateLive(
       'beginSync',
       key,
@@ -110,7 +95,7 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   async recordFailure(key: string): Promise<number> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const outcome = await this.#updateLive(
       'recordFailure',
       key,
@@ -129,7 +114,7 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   async armTimer(key: string, dueAtMs: number): Promise<string | undefined> {
-    const now = this.#clock.now();
+    const now = this.clock.now();
     const token = randomUUID();
     const outcome = await this.#updateLive(
       'armTimer',
@@ -155,9 +140,9 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   async isTimerArmed(key: string, token: string): Promise<boolean> {
     const pk = this.#pk(key);
     const { Item: item } = await callDynamo(`isTimerArmed ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new GetItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ConsistentRead: true,
           ProjectionExpression: '#timerToken, #expiresAt',
@@ -169,7 +154,7 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       )
     );
     return (
-      !isExpiredItem(item, this.#clock.now()) &&
+      !isExpiredItem(item, this.clock.now()) &&
       readString(item, 'timerToken') === token
     );
   }
@@ -195,8 +180,8 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     horizonMs = now
   ) {
     return updateLiveItem({
-      client: this.#client,
-      tableName: this.#tableName,
+      client: this.client,
+      tableName: this.tableName,
       pk: this.#pk(key),
       nowMs: now,
       operation,
@@ -221,9 +206,9 @@ export class DynamoWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   ): Promise<void> {
     const pk = this.#pk(key);
     await conditionalWrite(`${operation} ${pk}`, () =>
-      this.#client.send(
+      this.client.send(
         new UpdateItemCommand({
-          TableName: this.#tableName,
+          TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ...buildExpression({
             update,
