@@ -104,6 +104,7 @@ const claimObjects = async <T extends KubeObject>(
 export const getDaemonPods = async (ctx: SyncContext): Promise<Pod[]> => {
   const { namespace } = ctx.dsKey;
   const pods = await ctx.deps.reader.listPods(namespace, ctx.ds);
+  ctx.read.pods = pods;
   return claimObjects(ctx, pods, (pod, p) =>
     ctx.deps.podControl.patchPod(namespace, nameOf(pod), p)
   );

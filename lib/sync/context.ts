@@ -14,7 +14,7 @@ import type {
   PodControl,
   RevisionControl,
 } from '../ports/index.js';
-import type { DaemonSet } from '../reconcile/k8s/types.js';
+import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
 
 /** The ports a sync needs, all bound to the key's cluster. */
 export interface SyncDeps {
@@ -36,4 +36,16 @@ export interface SyncContext {
   dsKey: DaemonSetKey;
   ds: DaemonSet;
   deps: SyncDeps;
+  /** What the sync read, returned with its result (SyncRead). */
+  read: SyncRead;
+}
+
+/**
+ * What a sync read of the cluster: the DaemonSet as it stood at the start
+ * and the pods of its last pod listing (those matching its selector, owned
+ * or not). Fight detection looks at who wrote them.
+ */
+export interface SyncRead {
+  daemonSet: DaemonSet;
+  pods: readonly Pod[];
 }

@@ -15,7 +15,7 @@ import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/k8s/types.js';
 import { planManage } from '../reconcile/pods-should-be-on-node.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
 import { nodesToDaemonPods } from './claim.js';
-import type { SyncContext, SyncDeps } from './context.js';
+import type { SyncContext, SyncDeps, SyncRead } from './context.js';
 import {
   loadFailedPodBackoff,
   saveFailedPodBackoff,
@@ -24,11 +24,20 @@ import { cleanupHistory, constructHistory } from './history.js';
 import { syncNodes } from './sync-nodes.js';
 import { updateDaemonSetStatus } from './update-status.js';
 
-/** What the queue should do after a successful sync. */
+/** What the queue should do after a successful sync, and what it read. */
 export interface SyncResult {
   /** Sync this key again after this many milliseconds. */
   requeueAfterMs?: number;
+  /** The cluster state the sync acted on (absent: no DaemonSet). */
+  read?: SyncRead;
 }
+
+/** Returns the result of a sync that read `read`. */
+const resultOf = (
+  read: SyncRead,
+  requeueAfterMs: number | undefined
+): SyncResult =>
+  requeueAfterMs === undefined ? { read } : { requeueAfterMs, read };
 
 const minDefined = (
   a: number | undefined,
@@ -106,7 +115,13 @@ export const syncDaemonSet = async (
     await deps.expectations.deleteExpectations(key);
     return {};
   }
-  const ctx: SyncContext = { key, dsKey, ds, deps };
+  const ctx: SyncContext = {
+    key,
+    dsKey,
+    ds,
+    deps,
+    read: { daemonSet: ds, pods: [] },
+  };
   const nodes = await deps.reader.listNodes();
   if (isEmptyLabelSelector(ds.spec?.selector)) {
     await deps.events.record(
@@ -115,16 +130,16 @@ export const syncDaemonSet = async (
       EventReason.SelectingAll,
       'This daemon set is selecting all pods. A non-empty selector is required.'
     );
-    return {};
+    return resultOf(ctx.read, undefined);
   }
-  if (ds.metadata?.deletionTimestamp) return {};
+  if (ds.metadata?.deletionTimestamp) return resultOf(ctx.read, undefined);
 
   const { cur, old } = await constructHistory(ctx);
   const hash = labelOf(cur, CONTROLLER_REVISION_HASH_LABEL);
 
   if (!(await deps.expectations.satisfiedExpectations(key))) {
     const requeueAfterMs = await updateDaemonSetStatus(ctx, nodes, hash, false);
-    return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+    return resultOf(ctx.read, requeueAfterMs);
   }
 
   let syncErr: Error | undefined;
@@ -149,5 +164,5 @@ export const syncDaemonSet = async (
     });
   }
   if (syncErr !== undefined) throw syncErr;
-  return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  return resultOf(ctx.read, requeueAfterMs);
 };

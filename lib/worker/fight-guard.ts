@@ -17,7 +17,7 @@ import type {
   OwnershipFence,
   OwnershipStore,
 } from '../ports/index.js';
-import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
+import type { SyncRead } from '../sync/context.js';
 
 /** Fences clusters where another DaemonSet controller is active. */
 export class FightGuard {
@@ -37,13 +37,13 @@ export class FightGuard {
   /** Checks what a sync read; fences the cluster on a fight. */
   async inspect(
     cluster: string,
-    ds: DaemonSet | undefined,
-    pods: readonly Pod[],
+    read: SyncRead | undefined,
     events: EventRecorder,
     logger: Logger
   ): Promise<void> {
-    if (ds === undefined) return;
-    const foreign = findForeignWrites(ds, pods);
+    if (read === undefined) return;
+    const ds = read.daemonSet;
+    const foreign = findForeignWrites(ds, read.pods);
     if (foreign.length === 0) return;
     const seen = await this.#store.recordForeignWrites(
       cluster,

@@ -13,7 +13,7 @@ import type { SyncResult } from '../sync/sync-daemon-set.js';
 
 /** How a work item ended. */
 export type ProcessOutcome =
-  | { outcome: 'synced'; requeueAfterMs?: number }
+  | ({ outcome: 'synced' } & SyncResult)
   | {
       outcome: 'retrying';
       failures: number;

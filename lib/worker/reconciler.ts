@@ -33,14 +33,12 @@ import type {
   Logger,
   MetricsSink,
   OwnershipStore,
-  Patch,
-  PodControl,
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
-import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
-import type { ClusterSessions } from './cluster-sessions.js';
+import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
+import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
@@ -66,24 +64,6 @@ export interface ReconcilerOptions {
   clock: Clock;
   logger: Logger;
   metrics: MetricsSink;
-}
-
-/** Counts the pod writes of one sync. */
-class CountingPodControl implements PodControl {
-  creates = 0;
-  deletes = 0;
-  constructor(readonly inner: PodControl) {}
-  async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
-    await this.inner.createPod(namespace, pod, owner);
-    this.creates++;
-  }
-  async deletePod(namespace: string, name: string, owner: DaemonSet) {
-    await this.inner.deletePod(namespace, name, owner);
-    this.deletes++;
-  }
-  patchPod(namespace: string, name: string, patch: Patch) {
-    return this.inner.patchPod(namespace, name, patch);
-  }
 }
 
 /** Reconciles batches of queued keys. */
@@ -120,75 +100,119 @@ export class Reconciler {
     };
   }
 
+  /**
+   * Reconciles one key for the records that carry it: guards (fenced
+   * cluster, open breaker), then one processKey, then what follows a sync
+   * (breaker, fight detection, measurements).
+   */
   async #reconcile(records: readonly QueuedKey[]): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
-    const reconcileId = randomUUID();
     const logger = withFields(this.#o.logger, {
       daemonSet: key.slice(0, 300),
-      reconcileId,
+      reconcileId: randomUUID(),
       messageId: first.messageId,
       coalesced: records.length,
     });
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
-    const { clock, ledger, queue, metrics } = this.#o;
     const cluster = session.record.id;
-    const fence = await this.#fights.fenced(cluster);
-    if (fence !== undefined) {
-      logger.error(
-        'cluster fenced: not acting (another controller is active)',
-        {
-          cluster,
-          reason: fence.reason,
-        }
-      );
-      return;
-    }
+    if (await this.#skipIfFenced(cluster, logger)) return;
     const health = await this.#o.health.get(cluster);
-    if (health !== undefined && health.openUntilMs > clock.now()) {
-      // Cleared first, or the timer's add would coalesce into nothing.
-      await ledger.beginSync(key);
-      await queue.addAfter(key, health.openUntilMs - clock.now());
-      logger.warn('cluster backed off; key requeued without a call', {
-        cluster,
-        failures: health.failures,
-        retryAfterMs: health.openUntilMs - clock.now(),
-        lastError: health.lastError,
-      });
-      return;
+    if (await this.#requeueIfBackedOff(key, health, logger)) return;
+    await this.#forgetIfRedelivered(key, records, session, logger);
+    const started = this.#o.clock.now();
+    const { result, creates, deletes } = await this.#sync(key, session, logger);
+    await this.#settleHealth(cluster, health, result, logger);
+    const read = result.outcome === 'synced' ? result.read : undefined;
+    await this.#fights.inspect(cluster, read, session.deps.events, logger);
+    this.#recordSync(cluster, records, started, result, {
+      creates,
+      deletes,
+      logger,
+    });
+  }
+
+  /** Returns whether the cluster is fenced (then nothing is done). */
+  async #skipIfFenced(cluster: string, logger: Logger): Promise<boolean> {
+    const fence = await this.#fights.fenced(cluster);
+    if (fence === undefined) return false;
+    logger.error('cluster fenced: not acting (another controller is active)', {
+      cluster,
+      reason: fence.reason,
+    });
+    return true;
+  }
+
+  /**
+   * Returns whether the cluster's breaker is open; the key is then requeued
+   * for when it closes, without a call to the cluster.
+   */
+  async #requeueIfBackedOff(
+    key: string,
+    health: ClusterHealth | undefined,
+    logger: Logger
+  ): Promise<boolean> {
+    const { clock, ledger, queue } = this.#o;
+    if (health === undefined || health.openUntilMs <= clock.now()) {
+      return false;
     }
-    if (records.some((r) => r.receiveCount > 1)) {
-      logger.warn(
-        'redelivered: the previous attempt died; dropping its expectations'
-      );
-      await session.deps.expectations.deleteExpectations(key);
-    }
-    const started = clock.now();
+    // Cleared first, or the timer's add would coalesce into nothing.
+    await ledger.beginSync(key);
+    await queue.addAfter(key, health.openUntilMs - clock.now());
+    logger.warn('cluster backed off; key requeued without a call', {
+      cluster: parseDaemonSetKey(key).cluster,
+      failures: health.failures,
+      retryAfterMs: health.openUntilMs - clock.now(),
+      lastError: health.lastError,
+    });
+    return true;
+  }
+
+  /** Drops the expectations of an attempt that died (see the header). */
+  async #forgetIfRedelivered(
+    key: string,
+    records: readonly QueuedKey[],
+    session: ClusterSession,
+    logger: Logger
+  ): Promise<void> {
+    if (!records.some((r) => r.receiveCount > 1)) return;
+    logger.warn(
+      'redelivered: the previous attempt died; dropping its expectations'
+    );
+    await session.deps.expectations.deleteExpectations(key);
+  }
+
+  /** Runs one processKey over the session's ports, counting pod writes. */
+  async #sync(key: string, session: ClusterSession, logger: Logger) {
     const podControl = new CountingPodControl(session.deps.podControl);
     const reader = new SyncSnapshotReader(session.deps.reader);
     const deps = { ...session.deps, reader, podControl, logger };
     const result = await processKey(key, {
-      ledger,
-      queue,
+      ledger: this.#o.ledger,
+      queue: this.#o.queue,
       logger,
       sync: (k) => syncDaemonSet(k, deps),
     });
-    await this.#settleHealth(cluster, health, result, logger);
-    await this.#fights.inspect(
+    return { result, creates: podControl.creates, deletes: podControl.deletes };
+  }
+
+  /** Reports the sync as a metric and a log line. */
+  #recordSync(
+    cluster: string,
+    records: readonly QueuedKey[],
+    started: number,
+    result: ProcessOutcome,
+    done: { creates: number; deletes: number; logger: Logger }
+  ): void {
+    const durationMs = this.#o.clock.now() - started;
+    const { creates, deletes, logger } = done;
+    this.#o.metrics.recordSync({
       cluster,
-      reader.lastDaemonSet,
-      reader.lastPods,
-      session.deps.events,
-      logger
-    );
-    const durationMs = clock.now() - started;
-    metrics.recordSync({
-      cluster: session.record.id,
       outcome: result.outcome,
       durationMs,
-      creates: podControl.creates,
-      deletes: podControl.deletes,
+      creates,
+      deletes,
       queueLagMs: Math.max(
         0,
         started - Math.min(...records.map((r) => r.sentAtMs))
@@ -197,8 +221,8 @@ export class Reconciler {
     logger.info('synced', {
       outcome: result.outcome,
       durationMs,
-      creates: podControl.creates,
-      deletes: podControl.deletes,
+      creates,
+      deletes,
       ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
         ? { requeueAfterMs: result.requeueAfterMs }
         : {}),

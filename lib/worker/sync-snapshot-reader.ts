@@ -16,17 +16,13 @@ export class SyncSnapshotReader implements ClusterReader {
   readonly #inner: ClusterReader;
   #nodes: Promise<Node[]> | undefined;
   readonly #pods = new Map<string, Promise<Pod[]>>();
-  /** The DaemonSet and pods this sync read last (for fight detection). */
-  lastDaemonSet: DaemonSet | undefined;
-  lastPods: readonly Pod[] = [];
 
   constructor(inner: ClusterReader) {
     this.#inner = inner;
   }
 
-  async getDaemonSet(namespace: string, name: string) {
-    this.lastDaemonSet = await this.#inner.getDaemonSet(namespace, name);
-    return this.lastDaemonSet;
+  getDaemonSet(namespace: string, name: string) {
+    return this.#inner.getDaemonSet(namespace, name);
   }
 
   getDaemonSetFresh(namespace: string, name: string) {
@@ -45,9 +41,8 @@ export class SyncSnapshotReader implements ClusterReader {
       pods = this.#inner.listPods(namespace, owner);
       this.#pods.set(id, pods);
     }
-    this.lastPods = await pods;
     // Callers patch what they read; each gets its own copy.
-    return structuredClone(this.lastPods) as Pod[];
+    return structuredClone(await pods);
   }
 
   listControllerRevisions(namespace: string) {

@@ -210,7 +210,7 @@ describe('syncDaemonSet when ports fail', () => {
       // Act
       const { result } = await sync(h, ds);
       // Assess
-      expect(result).toEqual({ requeueAfterMs: 1000 });
+      expect(result).toEqual({ requeueAfterMs: 1000, read: expect.anything() });
     });
 
     it('requeues for minReadySeconds while expectations are unmet, without raising observedGeneration', async () => {
@@ -227,7 +227,10 @@ describe('syncDaemonSet when ports fail', () => {
       // Act
       const { result } = await sync(h, ds);
       // Assess
-      expect(result).toEqual({ requeueAfterMs: 30_000 });
+      expect(result).toEqual({
+        requeueAfterMs: 30_000,
+        read: expect.anything(),
+      });
       expect(stored(h, ds).status?.observedGeneration).toBeUndefined();
       expect(stored(h, ds).status?.numberReady).toBe(1);
     });

@@ -410,6 +410,7 @@ describe('controlledHistories (update_test.go)', () => {
       dsKey: parseDaemonSetKey(keyOf(ds)),
       ds,
       deps: h.deps,
+      read: { daemonSet: ds, pods: [] },
     });
 
   it('TestControlledHistories: claims its own revision and adopts an orphan in the same namespace', async () => {
