@@ -9,11 +9,11 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { ReconcilerError } from '../../errors.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
-} from '../../cluster/record.js';
-import { ReconcilerError } from '../../errors.js';
+} from '../kube/cluster-credential.js';
 import { parseKubeconfigUser } from '../kube/kube-config-for-cluster.js';
 
 /** A bearer token: visible ASCII only, so it cannot split a header. */

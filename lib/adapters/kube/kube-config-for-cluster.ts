@@ -6,12 +6,12 @@
  */
 import type https from 'node:https';
 import { KubeConfig, loadYaml, type User } from '@kubernetes/client-node';
+import { ReconcilerError } from '../../errors.js';
+import type { ClusterAuth, ClusterRecord } from '../../ports/index.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
-} from '../../cluster/record.js';
-import { ReconcilerError } from '../../errors.js';
-import type { ClusterAuth, ClusterRecord } from '../../ports/index.js';
+} from './cluster-credential.js';
 
 /** The credentials a kubeconfig's current user carries inline. */
 export interface KubeconfigUser {

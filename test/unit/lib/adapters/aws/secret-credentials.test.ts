@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { SecretCredentials } from '#lib/adapters/aws/secret-credentials.js';
-import { ClusterCredentialError } from '#lib/cluster/record.js';
+import { ClusterCredentialError } from '#lib/adapters/kube/cluster-credential.js';
 import { ReconcilerError } from '#lib/errors.js';
 
 const ARN =

@@ -19,10 +19,7 @@ import {
   kubeConfigFromFile,
 } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import {
-  type ClusterCredential,
-  ClusterCredentialError,
-} from '#lib/cluster/record.js';
+import { type ClusterCredential, ClusterCredentialError } from '#lib/adapters/kube/cluster-credential.js';
 import { ApiErrorReason, KubeApiError, ReconcilerError } from '#lib/errors.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
