@@ -18,7 +18,7 @@ import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-
 import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
 import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
-import type { TableTarget } from '../lib/cli/parse-clusters-args.js';
+import type { TableTarget } from '../lib/cli/clusters-command.js';
 import {
   type ClustersCliDeps,
   runClustersCli,

@@ -12,7 +12,7 @@ import {
 import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
 import type { ClusterRecord } from '../ports/index.js';
 import { CliUsageError } from './cli-usage-error.js';
-import type { AddOptions } from './parse-clusters-args.js';
+import type { AddOptions } from './clusters-command.js';
 
 /** What building a record reads from this machine. */
 export interface RecordSources {

@@ -18,16 +18,17 @@ import {
 import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
 import {
+  CLUSTERS_USAGE,
+  type ClustersCommand,
+  type TableTarget,
+} from './clusters-command.js';
+import {
   describeAuth,
   formatCheck,
   formatClusterTable,
 } from './format-clusters-output.js';
-import {
-  CLUSTERS_USAGE,
-  type ClustersCommand,
-  parseClustersArgs,
-  type TableTarget,
-} from './parse-clusters-args.js';
+import { parseClustersArgs } from './parse-clusters-args.js';
+import { runtimeState } from './runtime-state.js';
 
 /** A registry the CLI can also write (DynamoClusterRegistry is one). */
 export interface ClusterRegistryAdmin extends ClusterRegistry {
@@ -168,25 +169,6 @@ const check = async (
       clusters: checks.map((c, i) => ({ ...c, runtime: states[i]?.json })),
     },
   };
-};
-
-/** What the reconcilers recorded about a cluster: fence and breaker. */
-const runtimeState = async (id: string, deps: ClustersCliDeps) => {
-  const fence = await deps.ownership.getFence(id);
-  const health = await deps.health.get(id);
-  const lines: string[] = [];
-  if (fence !== undefined) {
-    lines.push(
-      `  FENCED since ${new Date(fence.fencedAtMs).toISOString()}: ${fence.reason}`
-    );
-  }
-  if (health !== undefined) {
-    const open = health.openUntilMs > Date.now();
-    lines.push(
-      `  reconcilers saw ${health.failures} cluster-level failure(s)${open ? `, backed off until ${new Date(health.openUntilMs).toISOString()}` : ''}; last: ${health.lastError}`
-    );
-  }
-  return { fenced: fence !== undefined, lines, json: { fence, health } };
 };
 
 const unfence = async (

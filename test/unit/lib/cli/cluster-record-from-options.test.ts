@@ -7,7 +7,7 @@ import {
   clusterRecordFromOptions,
   type RecordSources,
 } from '#lib/cli/cluster-record-from-options.js';
-import type { AddOptions } from '#lib/cli/parse-clusters-args.js';
+import type { AddOptions } from '#lib/cli/clusters-command.js';
 import { selfSignedPem } from '../../../helpers/self-signed-pem.js';
 
 const ROLE = 'arn:aws:iam::123456789012:role/dsr-cluster-prod';

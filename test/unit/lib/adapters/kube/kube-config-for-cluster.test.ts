@@ -15,11 +15,14 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EksTokenCache } from '#lib/adapters/aws/eks-token.js';
 import {
+  type ClusterCredential,
+  ClusterCredentialError,
+} from '#lib/adapters/kube/cluster-credential.js';
+import {
   kubeConfigForCluster,
   kubeConfigFromFile,
 } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { type ClusterCredential, ClusterCredentialError } from '#lib/adapters/kube/cluster-credential.js';
 import { ApiErrorReason, KubeApiError, ReconcilerError } from '#lib/errors.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
