@@ -12,6 +12,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../../ports/index.js';
+import { wrappingCalls } from '../aws/aws-call-error.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import {
   PARTITION_KEY,
@@ -124,17 +125,7 @@ export type ConditionalOutcome =
  * Returns the result of `call`; any SDK error becomes a DynamoStateError
  * naming `operation`.
  */
-export const callDynamo = async <T>(
-  operation: string,
-  call: () => Promise<T>
-): Promise<T> => {
-  try {
-    return await call();
-  } catch (e) {
-    if (e instanceof DynamoStateError) throw e;
-    throw new DynamoStateError(operation, { cause: e });
-  }
-};
+export const callDynamo = wrappingCalls(DynamoStateError);
 
 /**
  * Returns the outcome of a conditional write: `ok: false` with the old item

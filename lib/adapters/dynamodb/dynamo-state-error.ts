@@ -1,5 +1,5 @@
 /** The error DynamoDB state adapters throw when DynamoDB itself fails. */
-import { ReconcilerError } from '../../errors.js';
+import { AwsCallError } from '../aws/aws-call-error.js';
 
 /** SDK error names that mean "slow down and retry" (throttling). */
 const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
@@ -13,19 +13,14 @@ const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
  * kept on `cause` so no SDK type leaves lib/adapters/. Callers retry the
  * whole sync, as for any other ReconcilerError.
  */
-export class DynamoStateError extends ReconcilerError {
-  /** What was being attempted, e.g. `markDirty q#c/ns/ds`. */
-  readonly operation: string;
+export class DynamoStateError extends AwsCallError {
   /** Whether DynamoDB throttled the call (worth a longer backoff). */
   readonly throttled: boolean;
 
   constructor(operation: string, options?: ErrorOptions) {
-    const cause = options?.cause;
-    const detail =
-      cause instanceof Error ? `: ${cause.name}: ${cause.message}` : '';
-    super(`DynamoDB ${operation} failed${detail}`, options);
+    super('DynamoDB', operation, options);
     this.name = 'DynamoStateError';
-    this.operation = operation;
+    const cause = options?.cause;
     this.throttled =
       cause instanceof Error && THROTTLING_ERRORS.has(cause.name);
   }

@@ -1,22 +1,15 @@
 /** The error the SQS adapters throw when SQS itself fails. */
-import { ReconcilerError } from '../../errors.js';
+import { AwsCallError, wrappingCalls } from '../aws/aws-call-error.js';
 
 /**
  * An SQS call failed (throttling, network, missing queue); the SDK error is
  * kept on `cause` so no SDK type leaves lib/adapters/. Callers retry what
  * they were doing, as for any other ReconcilerError.
  */
-export class SqsQueueError extends ReconcilerError {
-  /** What was being attempted, e.g. `send c/ns/ds to the work queue`. */
-  readonly operation: string;
-
+export class SqsQueueError extends AwsCallError {
   constructor(operation: string, options?: ErrorOptions) {
-    const cause = options?.cause;
-    const detail =
-      cause instanceof Error ? `: ${cause.name}: ${cause.message}` : '';
-    super(`SQS ${operation} failed${detail}`, options);
+    super('SQS', operation, options);
     this.name = 'SqsQueueError';
-    this.operation = operation;
   }
 }
 
@@ -24,14 +17,4 @@ export class SqsQueueError extends ReconcilerError {
  * Returns the result of `call`; any error becomes an SqsQueueError naming
  * `operation`.
  */
-export const callSqs = async <T>(
-  operation: string,
-  call: () => Promise<T>
-): Promise<T> => {
-  try {
-    return await call();
-  } catch (e) {
-    if (e instanceof SqsQueueError) throw e;
-    throw new SqsQueueError(operation, { cause: e });
-  }
-};
+export const callSqs = wrappingCalls(SqsQueueError);
