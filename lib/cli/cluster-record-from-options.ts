@@ -1,7 +1,7 @@
 /**
  * Turns the options of `clusters add` into a ClusterRecord: which options go
  * together, the ARNs the deployed IAM policy allows, the CA from a file, and
- * then the registry's own validation (lib/cluster-record.ts), with its field
+ * then the registry's own validation (lib/cluster/record.ts), with its field
  * names translated back into the options the operator typed.
  */
 import path from 'node:path';

@@ -1,8 +1,9 @@
 /**
- * Ports the pure parts of ControllerRevision history
- * (pkg/controller/daemon/update.go: `getPatch`, `Match`, `maxRevision`,
- * `dedupCurHistories`' choice, `cleanupHistory`'s choice; and
- * pkg/controller/controller_utils.go `ComputeHash`).
+ * Ports how upstream identifies a ControllerRevision
+ * (pkg/controller/daemon/update.go: `getPatch`, `Match`, `maxRevision`; and
+ * pkg/controller/controller_utils.go `ComputeHash`). The choices of
+ * `dedupCurHistories` and `cleanupHistory` live in revision-history.ts, the
+ * I/O of `constructHistory` in lib/sync/history.ts.
  *
  * Hash scheme: upstream hashes a go-spew dump of the Go struct, which cannot
  * be reproduced outside Go. We hash what identifies a template just as well:

@@ -2,7 +2,7 @@
  * ControllerRevision history of a sync: upstream `constructHistory`,
  * `snapshot`, `dedupCurHistories` and `cleanupHistory`
  * (pkg/controller/daemon/update.go), acting on the pure decisions of
- * lib/reconcile/history.ts and revision-history.ts.
+ * lib/reconcile/revision-hash.ts and revision-history.ts.
  */
 
 import { ApiErrorReason, isApiError, SyncError } from '../errors.js';

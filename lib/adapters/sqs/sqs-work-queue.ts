@@ -7,7 +7,7 @@
  *   reads (WorkQueueLedger.beginSync), so an add during a sync queues one more
  *   message behind the in-flight one;
  * - `addAfter`: a timer message on a standard delay queue (FIFO queues take
- *   no per-message delay), fired by lib/runtime/fire-timers.ts.
+ *   no per-message delay), fired by lib/timers/fire-timers.ts.
  *
  * Every message gets a fresh random `MessageDeduplicationId`: SQS drops a
  * message whose ID it saw in the last 5 minutes, even after the first was

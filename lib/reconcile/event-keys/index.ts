@@ -3,9 +3,10 @@
  * (pkg/controller/daemon/daemon_controller.go): `addDaemonset`,
  * `updateDaemonset`, `deleteDaemonset`, `addHistory`, `updateHistory`,
  * `deleteHistory` and `getDaemonSetsForHistory`. Pod handlers (`addPod`,
- * `updatePod`, `deletePod`) live in `event-keys-pods.ts`, node handlers
+ * `updatePod`, `deletePod`) live in `pods.ts`, node handlers
  * (`addNode`, `updateNode`, `shouldIgnoreNodeUpdate`, `syncNodeUpdate`) in
- * `event-keys-nodes.ts`, shared lookups in `event-keys-common.ts`; this
+ * `nodes.ts`, shared lookups in `common.ts`, the bridge's resumed variants
+ * (no old object at hand) in `resumed.ts`; this
  * module re-exports them so the watch-bridge imports one place.
  *
  * Instead of touching a workqueue and an expectations cache, every handler

@@ -1,6 +1,6 @@
 /**
  * ControllerRevision history through syncDaemonSet (lib/sync/
- * construct-history.ts): upstream `constructHistory`, `snapshot`,
+ * history.ts): upstream `constructHistory`, `snapshot`,
  * `dedupCurHistories` and `cleanupHistory` (pkg/controller/daemon/update.go),
  * with the integration tests TestLaunchWithHashCollision and
  * TestDSCUpdatesPodLabelAfterDedupCurHistories
