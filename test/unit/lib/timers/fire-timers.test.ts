@@ -5,11 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { PoisonMessageError } from '#lib/errors.js';
-import {
-  delaySecondsFor,
-  formatTimerMessage,
-  parseTimerMessage,
-} from '#lib/policy/timer-message.js';
+import { formatTimerMessage } from '#lib/policy/timer-message.js';
 import type { DelayQueue } from '#lib/ports/index.js';
 import { type FireTimerDeps, fireTimer } from '#lib/timers/fire-timers.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
@@ -198,32 +194,4 @@ describe('fireTimer', () => {
       expect(workQueue.added).toEqual([]);
     }
   );
-});
-
-describe('parseTimerMessage', () => {
-  it('reads back what formatTimerMessage wrote', () => {
-    // Prepare
-    const timer = { key: KEY, dueAtMs: 1_767_225_600_123, token: 'abc' };
-    // Act
-    const parsed = parseTimerMessage(formatTimerMessage(timer));
-    // Assess
-    expect(parsed).toEqual(timer);
-  });
-});
-
-describe('delaySecondsFor', () => {
-  it.each([
-    { remainingMs: -5, seconds: 0 },
-    { remainingMs: 0, seconds: 0 },
-    { remainingMs: 1, seconds: 1 },
-    { remainingMs: 1_000, seconds: 1 },
-    { remainingMs: 1_001, seconds: 2 },
-    { remainingMs: 900_000, seconds: 900 },
-    { remainingMs: 86_400_000, seconds: 900 },
-  ])('returns $seconds s for $remainingMs ms', ({ remainingMs, seconds }) => {
-    // Act
-    const result = delaySecondsFor(remainingMs);
-    // Assess
-    expect(result).toBe(seconds);
-  });
 });
