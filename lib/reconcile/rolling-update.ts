@@ -27,18 +27,17 @@ import {
   isPodUpdated,
   podName,
 } from './k8s/pod-util.js';
-import type { DaemonSet, Node, Pod } from './k8s/types.js';
+import type { DaemonSet, IntOrString, Node, Pod } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 
-type IntOrString = number | string;
-
 /**
- * Returns an int-or-percent scaled against `total` (percent rounded up), as
- * `intstr.GetScaledValueFromIntOrPercent(v, total, true)`.
+ * Returns an int-or-percent scaled against `total`, the percentage rounded
+ * up or down, as `intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)`.
  */
 export const getScaledValueFromIntOrPercent = (
   value: IntOrString | undefined,
-  total: number
+  total: number,
+  roundUp = true
 ): number => {
   if (value === undefined || value === null) {
     throw new InvalidObjectError('nil value for IntOrString');
@@ -50,7 +49,8 @@ export const getScaledValueFromIntOrPercent = (
       `invalid value for IntOrString: invalid type: string is not a percentage: ${value}`
     );
   }
-  return Math.ceil((Number(match[1]) * total) / 100);
+  const scaled = (Number(match[1]) * total) / 100;
+  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
 };
 
 const rollingUpdateOf = (ds: DaemonSet) =>

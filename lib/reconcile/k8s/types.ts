@@ -34,7 +34,47 @@ export type Wire<T> = T extends Date
 
 export type ObjectMeta = Wire<V1ObjectMeta>;
 export type OwnerReference = Wire<V1OwnerReference>;
-export type DaemonSet = Wire<V1DaemonSet>;
+/**
+ * A DaemonSet of either kind the reconciler owns: apps/v1, or the own kind
+ * (apps.dsr.dev AdvancedDaemonSet), which adds OpenKruise Advanced
+ * DaemonSet's v1beta1 rollout controls. Fields absent from an object change
+ * nothing: an apps/v1 DaemonSet never carries them.
+ */
+export type DaemonSet = Wire<V1DaemonSet> & {
+  spec?: AdvancedDaemonSetSpec;
+  status?: { updateRevision?: string };
+};
+
+/** An int or a percentage string such as "10%" (intstr.IntOrString). */
+export type IntOrString = number | string;
+
+/** Kruise v1beta1's rolling update additions. */
+export interface AdvancedRollingUpdate {
+  /** `Standard` recreates pods; `InPlaceIfPossible` patches images in place. */
+  rollingUpdateType?: 'Standard' | 'InPlaceIfPossible';
+  /** Nodes kept on old revisions (int, or % of the desired count). */
+  partition?: IntOrString;
+  /** Only nodes matching this label selector are updated (canary). */
+  selector?: LabelSelector;
+  /** Stops the update pass; everything else still runs. */
+  paused?: boolean;
+}
+
+/** A lifecycle hook: the pod is held until these labels/finalizers go. */
+export interface LifecycleHook {
+  labelsHandler?: Record<string, string>;
+  finalizersHandler?: string[];
+  markPodNotReady?: boolean;
+}
+
+/** Kruise v1beta1's spec additions (all optional). */
+export interface AdvancedDaemonSetSpec {
+  updateStrategy?: { rollingUpdate?: AdvancedRollingUpdate };
+  /** Creates, deletes and in-place updates per sync (int or %). */
+  burstReplicas?: IntOrString;
+  scaleStrategy?: { partitionedScaling?: boolean };
+  lifecycle?: { preDelete?: LifecycleHook };
+}
 export type DaemonSetStatus = Wire<V1DaemonSetStatus>;
 export type Pod = Wire<V1Pod>;
 export type PodSpec = Wire<V1PodSpec>;
