@@ -13,6 +13,11 @@
  * failed pods are deleted at most once per backoff period.
  */
 
+import { getNodesNeedingPods } from './advanced/get-nodes-needing-pods.js';
+import {
+  getPartition,
+  isDaemonSetCreationProgressively,
+} from './advanced/rollout-controls.js';
 import {
   type BackoffEntry,
   FAILED_POD_BACKOFF,
@@ -32,6 +37,7 @@ import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import { allowsSurge } from './rolling-update.js';
+import { findUpdatedPodsOnNode } from './updated-pods.js';
 
 /** What a sync should create, delete, record and remember. */
 export interface ManagePlan {
@@ -41,6 +47,8 @@ export interface ManagePlan {
   backoffUpdates: { key: string; entry: BackoffEntry }[];
   /** Shortest requeue any node asked for (failed-pod backoff). */
   requeueAfterMs?: number;
+  /** Nodes that should run a daemon pod (the live desired count). */
+  desiredNumberScheduled: number;
 }
 
 /** Inputs shared by every node of one `manage` pass. */
@@ -62,6 +70,7 @@ const emptyPlan = (): ManagePlan => ({
   podsToDelete: [],
   events: [],
   backoffUpdates: [],
+  desiredNumberScheduled: 0,
 });
 
 const mergeRequeue = (plan: ManagePlan, ms: number): void => {
@@ -154,6 +163,7 @@ export const podsShouldBeOnNode = (
     input.ds
   );
   const daemonPods = input.nodeToDaemonPods.get(nodeName);
+  if (shouldRun) plan.desiredNumberScheduled = 1;
   if (shouldRun && daemonPods === undefined) {
     plan.nodesNeedingDaemonPods.push(nodeName);
   } else if (shouldContinueRunning) {
@@ -209,6 +219,7 @@ export const planManage = (
     plan.podsToDelete.push(...nodePlan.podsToDelete);
     plan.events.push(...nodePlan.events);
     plan.backoffUpdates.push(...nodePlan.backoffUpdates);
+    plan.desiredNumberScheduled += nodePlan.desiredNumberScheduled;
     if (nodePlan.requeueAfterMs !== undefined) {
       mergeRequeue(plan, nodePlan.requeueAfterMs);
     }
@@ -216,5 +227,34 @@ export const planManage = (
   plan.podsToDelete.push(
     ...getUnscheduledPodsWithoutNode(nodes, input.nodeToDaemonPods)
   );
+  plan.nodesNeedingDaemonPods = gateCreationByPartition(
+    nodes,
+    input,
+    plan.desiredNumberScheduled,
+    plan.nodesNeedingDaemonPods
+  );
   return plan;
+};
+
+/**
+ * Returns the nodes that may get a pod now: with the own kind's
+ * `partitionedScaling` and a non-zero partition, Kruise's progressive
+ * creation (`manage` + GetNodesNeedingPods); otherwise all of them.
+ */
+const gateCreationByPartition = (
+  nodes: readonly Node[],
+  input: ManageInput,
+  desired: number,
+  needing: string[]
+): string[] => {
+  const { ds, hash, nodeToDaemonPods } = input;
+  if (!isDaemonSetCreationProgressively(ds)) return needing;
+  const partition = getPartition(ds, desired);
+  if (partition === undefined || partition === 0) return needing;
+  const newPods = nodes.filter((node) => {
+    const pods = nodeToDaemonPods.get(nameOf(node)) ?? [];
+    const found = findUpdatedPodsOnNode(ds, pods, hash);
+    return found.ok && found.newPod !== undefined;
+  }).length;
+  return getNodesNeedingPods(newPods, desired, partition, true, needing);
 };

@@ -1,6 +1,7 @@
 /**
  * Ports the rolling update planner of pkg/controller/daemon/update.go
- * (`rollingUpdate`, `updatedDesiredNodeCounts`, `findUpdatedPodsOnNode`) and
+ * (`rollingUpdate`, `updatedDesiredNodeCounts`; `findUpdatedPodsOnNode` is in
+ * updated-pods.ts) and
  * the budgets of pkg/controller/daemon/util/daemonset_util.go (`SurgeCount`,
  * `UnavailableCount`, `AllowsSurge`) with apimachinery's
  * `GetScaledValueFromIntOrPercent`.
@@ -19,39 +20,14 @@
  */
 
 import { InvalidObjectError, SyncError } from '../errors.js';
+import { filterDaemonPodsNodeToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
+import { getPartition } from './advanced/rollout-controls.js';
+import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
-import {
-  getTemplateGeneration,
-  isDeleting,
-  isPodAvailable,
-  isPodUpdated,
-  podName,
-} from './k8s/pod-util.js';
-import type { DaemonSet, IntOrString, Node, Pod } from './k8s/types.js';
+import { isPodAvailable, podName } from './k8s/pod-util.js';
+import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
-
-/**
- * Returns an int-or-percent scaled against `total`, the percentage rounded
- * up or down, as `intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)`.
- */
-export const getScaledValueFromIntOrPercent = (
-  value: IntOrString | undefined,
-  total: number,
-  roundUp = true
-): number => {
-  if (value === undefined || value === null) {
-    throw new InvalidObjectError('nil value for IntOrString');
-  }
-  if (typeof value === 'number') return value;
-  const match = /^(-?\d+)%$/.exec(value);
-  if (match === null) {
-    throw new InvalidObjectError(
-      `invalid value for IntOrString: invalid type: string is not a percentage: ${value}`
-    );
-  }
-  const scaled = (Number(match[1]) * total) / 100;
-  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
-};
+import { findUpdatedPodsOnNode } from './updated-pods.js';
 
 const rollingUpdateOf = (ds: DaemonSet) =>
   ds.spec?.updateStrategy?.type === 'RollingUpdate'
@@ -131,40 +107,12 @@ export const updatedDesiredNodeCounts = (
   };
 };
 
-/** The current and outdated pod of one node (`findUpdatedPodsOnNode`). */
-export interface UpdatedPodsOnNode {
-  newPod?: Pod;
-  oldPod?: Pod;
-  /** false when the node has more than one new or more than one old pod. */
-  ok: boolean;
-}
-
-/** Returns the node's new and old pod, ignoring pods being deleted. */
-export const findUpdatedPodsOnNode = (
-  ds: DaemonSet,
-  podsOnNode: readonly Pod[],
-  hash: string
-): UpdatedPodsOnNode => {
-  const generation = getTemplateGeneration(ds);
-  let newPod: Pod | undefined;
-  let oldPod: Pod | undefined;
-  for (const pod of podsOnNode) {
-    if (isDeleting(pod)) continue;
-    if (isPodUpdated(pod, hash, generation)) {
-      if (newPod !== undefined) return { ok: false };
-      newPod = pod;
-    } else {
-      if (oldPod !== undefined) return { ok: false };
-      oldPod = pod;
-    }
-  }
-  return { newPod, oldPod, ok: true };
-};
-
 /** What one rolling update pass deletes and creates. */
 export interface RollingUpdatePlan {
   podsToDelete: string[];
   nodesNeedingDaemonPods: string[];
+  /** Nodes that should run a daemon pod (scales the own kind's burst). */
+  desiredNumberScheduled: number;
 }
 
 const clamp = (n: number, max: number): number => Math.min(Math.max(n, 0), max);
@@ -207,6 +155,7 @@ const planWithoutSurge = (
       ...candidatePodsToDelete.slice(0, remaining),
     ],
     nodesNeedingDaemonPods: [],
+    desiredNumberScheduled: budget.desiredNumberScheduled,
   };
 };
 
@@ -277,6 +226,41 @@ const planWithSurge = (
       ...allowedNewNodes,
       ...candidateNewNodes.slice(0, remainingSurge),
     ],
+    desiredNumberScheduled: budget.desiredNumberScheduled,
+  };
+};
+
+/**
+ * Returns the budget with its node map cut to the nodes the own kind's
+ * partition and canary selector let the update touch (Kruise
+ * `filterDaemonPodsToUpdate`); unchanged when neither is set, as always for
+ * apps/v1 (Kruise's filter then keeps every node and only reorders them, and
+ * the order within a pass is not a guarantee here or upstream).
+ */
+const workingSet = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  hash: string,
+  budget: UpdateBudget
+): UpdateBudget => {
+  const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
+  if (rollingUpdate?.partition === undefined && !rollingUpdate?.selector) {
+    return budget;
+  }
+  const partition = getPartition(ds, budget.desiredNumberScheduled) ?? 0;
+  const names = filterDaemonPodsNodeToUpdate(
+    ds,
+    nodes,
+    hash,
+    budget.nodeToDaemonPods,
+    partition
+  );
+  const pods = budget.nodeToDaemonPods;
+  return {
+    ...budget,
+    nodeToDaemonPods: new Map(
+      names.map((n) => [n, pods.get(n) as readonly Pod[]])
+    ),
   };
 };
 
@@ -288,7 +272,12 @@ export const planRollingUpdate = (
   hash: string,
   nowMs: number
 ): RollingUpdatePlan => {
-  const budget = updatedDesiredNodeCounts(ds, nodes, nodeToDaemonPods);
+  const budget = workingSet(
+    ds,
+    nodes,
+    hash,
+    updatedDesiredNodeCounts(ds, nodes, nodeToDaemonPods)
+  );
   return budget.maxSurge === 0
     ? planWithoutSurge(ds, budget, hash, nowMs)
     : planWithSurge(ds, nodes, budget, hash, nowMs);

@@ -7,6 +7,7 @@
 
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
+import { isDaemonSetPaused } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
 import { isEmptyLabelSelector } from '../reconcile/k8s/label-selector.js';
 import { labelOf } from '../reconcile/k8s/meta.js';
@@ -64,11 +65,14 @@ const manage = async (
   for (const e of plan.events) {
     await ctx.deps.events.record(ctx.ds, e.type, e.reason, e.message);
   }
-  await syncNodes(ctx, plan.podsToDelete, plan.nodesNeedingDaemonPods, hash);
+  await syncNodes(ctx, plan, hash);
   return plan.requeueAfterMs;
 };
 
-/** Upstream `updateDaemonSet`: manage, then roll, then prune history. */
+/**
+ * Upstream `updateDaemonSet`: manage, then roll (unless the own kind's
+ * rollout is paused), then prune history.
+ */
 const updateDaemonSet = async (
   ctx: SyncContext,
   nodes: readonly Node[],
@@ -79,7 +83,8 @@ const updateDaemonSet = async (
   // Roll only when manage() had nothing in flight.
   if (
     (await ctx.deps.expectations.satisfiedExpectations(ctx.key)) &&
-    ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate'
+    ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
+    !isDaemonSetPaused(ctx.ds)
   ) {
     const byNode = await nodesToDaemonPods(ctx, false);
     const plan = planRollingUpdate(
@@ -89,7 +94,7 @@ const updateDaemonSet = async (
       hash,
       ctx.deps.clock.now()
     );
-    await syncNodes(ctx, plan.podsToDelete, plan.nodesNeedingDaemonPods, hash);
+    await syncNodes(ctx, plan, hash);
   }
   await cleanupHistory(ctx, old);
   return requeueAfterMs;

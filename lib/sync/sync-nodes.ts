@@ -1,8 +1,9 @@
 /**
  * Creates and deletes daemon pods for a plan, as upstream `syncNodes`
  * (pkg/controller/daemon/daemon_controller.go): expectations set before any
- * call, at most BURST_REPLICAS of each, creates in slow-start batches, failed
- * calls lowering expectations, errors aggregated.
+ * call, at most a burst of each (upstream's BURST_REPLICAS, or the own kind's
+ * burstReplicas), creates in slow-start batches, failed calls lowering
+ * expectations, errors aggregated.
  */
 import {
   ApiErrorReason,
@@ -10,13 +11,11 @@ import {
   isApiError,
   toError,
 } from '../errors.js';
+import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
 import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
-import {
-  BURST_REPLICAS,
-  slowStartBatchSizes,
-} from '../reconcile/slow-start.js';
+import { slowStartBatchSizes } from '../reconcile/slow-start.js';
 import type { SyncContext } from './context.js';
 
 /** What one `syncNodes` call did. */
@@ -101,18 +100,26 @@ const deletePods = async (
   return deleted;
 };
 
+/** The pods one `syncNodes` call acts on. */
+export interface PodChanges {
+  podsToDelete: readonly string[];
+  nodesNeedingDaemonPods: readonly string[];
+  /** Nodes that should run a daemon pod; scales a percentage burst. */
+  desiredNumberScheduled: number;
+}
+
 /**
  * Creates pods on `nodesNeedingDaemonPods` and deletes `podsToDelete`;
  * throws an AggregateError of every failed call.
  */
 export const syncNodes = async (
   ctx: SyncContext,
-  podsToDelete: readonly string[],
-  nodesNeedingDaemonPods: readonly string[],
+  changes: PodChanges,
   hash: string
 ): Promise<SyncNodesResult> => {
-  const toCreate = nodesNeedingDaemonPods.slice(0, BURST_REPLICAS);
-  const toDelete = podsToDelete.slice(0, BURST_REPLICAS);
+  const burst = getBurstReplicas(ctx.ds, changes.desiredNumberScheduled);
+  const toCreate = changes.nodesNeedingDaemonPods.slice(0, burst);
+  const toDelete = changes.podsToDelete.slice(0, burst);
   await ctx.deps.expectations.setExpectations(
     ctx.key,
     toCreate.length,

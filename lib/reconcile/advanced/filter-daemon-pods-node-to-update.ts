@@ -20,7 +20,7 @@
 import { labelSelectorMatches } from '../k8s/label-selector.js';
 import { nameOf } from '../k8s/meta.js';
 import type { DaemonSet, Node, Pod } from '../k8s/types.js';
-import { findUpdatedPodsOnNode } from '../rolling-update.js';
+import { findUpdatedPodsOnNode } from '../updated-pods.js';
 import { isPreparingDelete } from './rollout-controls.js';
 
 /** Returns the nodes a rolling update may act on, in Kruise's order. */
@@ -41,7 +41,7 @@ export const filterDaemonPodsNodeToUpdate = (
   const selected: string[] = [];
   const rest: string[] = [];
   for (const name of [...names].reverse()) {
-    const pods = nodeToDaemonPods.get(name) ?? [];
+    const pods = nodeToDaemonPods.get(name) as readonly Pod[];
     const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);
     if (!ok || newPod !== undefined) updated.push(name);
     else if (oldPod === undefined || isPreparingDelete(oldPod)) {

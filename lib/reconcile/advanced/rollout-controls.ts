@@ -13,12 +13,13 @@
  * An apps/v1 DaemonSet carries none of these fields: every reader returns
  * upstream's behaviour for it.
  */
+
+import { getScaledValueFromIntOrPercent } from '../k8s/int-or-string.js';
 import {
   isEmptyLabelSelector,
   labelSelectorMatches,
 } from '../k8s/label-selector.js';
 import type { DaemonSet, Node, Pod } from '../k8s/types.js';
-import { getScaledValueFromIntOrPercent } from '../rolling-update.js';
 import { BURST_REPLICAS } from '../slow-start.js';
 
 /** Kruise's lifecycle label; hook controllers watch and clear it. */

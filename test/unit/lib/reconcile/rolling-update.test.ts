@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidObjectError, SyncError } from '#lib/errors.js';
+import { getScaledValueFromIntOrPercent } from '#lib/reconcile/k8s/int-or-string.js';
 import type { DaemonSet, Node, Pod } from '#lib/reconcile/k8s/types.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
@@ -14,13 +15,12 @@ import {
 } from '#lib/reconcile/k8s/types.js';
 import {
   allowsSurge,
-  findUpdatedPodsOnNode,
-  getScaledValueFromIntOrPercent,
   planRollingUpdate,
   surgeCount,
   unavailableCount,
   updatedDesiredNodeCounts,
 } from '#lib/reconcile/rolling-update.js';
+import { findUpdatedPodsOnNode } from '#lib/reconcile/updated-pods.js';
 import {
   makeNodes,
   markPodDeleting,
@@ -499,6 +499,7 @@ describe('planRollingUpdate with surge', () => {
     expect(got).toEqual({
       podsToDelete: [],
       nodesNeedingDaemonPods: ['node-0', 'node-1'],
+      desiredNumberScheduled: 3,
     });
   });
 
@@ -530,6 +531,7 @@ describe('planRollingUpdate with surge', () => {
     expect(got).toEqual({
       podsToDelete: names([staleDone]),
       nodesNeedingDaemonPods: [],
+      desiredNumberScheduled: 3,
     });
   });
 
@@ -555,7 +557,11 @@ describe('planRollingUpdate with surge', () => {
     // Act
     const got = plan(ds, makeNodes(0, 2), byNode);
     // Assess
-    expect(got).toEqual({ podsToDelete: [], nodesNeedingDaemonPods: [] });
+    expect(got).toEqual({
+      podsToDelete: [],
+      nodesNeedingDaemonPods: [],
+      desiredNumberScheduled: 2,
+    });
   });
 
   it('deletes an unavailable old pod on a node that should no longer run it', () => {

@@ -1,0 +1,26 @@
+/** Ports apimachinery's `intstr.GetScaledValueFromIntOrPercent`. */
+import { InvalidObjectError } from '../../errors.js';
+import type { IntOrString } from './types.js';
+
+/**
+ * Returns an int-or-percent scaled against `total`, the percentage rounded
+ * up or down, as `intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)`.
+ */
+export const getScaledValueFromIntOrPercent = (
+  value: IntOrString | undefined,
+  total: number,
+  roundUp = true
+): number => {
+  if (value === undefined || value === null) {
+    throw new InvalidObjectError('nil value for IntOrString');
+  }
+  if (typeof value === 'number') return value;
+  const match = /^(-?\d+)%$/.exec(value);
+  if (match === null) {
+    throw new InvalidObjectError(
+      `invalid value for IntOrString: invalid type: string is not a percentage: ${value}`
+    );
+  }
+  const scaled = (Number(match[1]) * total) / 100;
+  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
+};

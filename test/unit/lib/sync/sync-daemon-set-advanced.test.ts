@@ -1,0 +1,157 @@
+/**
+ * syncDaemonSet for the own kind: the same orchestrator, with Kruise's
+ * rollout controls carried by the object (spec/kruise-ads.md §2.4–§2.6,
+ * §2.11): `paused` stops only the update pass, a partition holds nodes on
+ * the old revision, `burstReplicas` caps each sync, and partitionedScaling
+ * gates creation.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
+import {
+  addDaemonSet,
+  clearExpectations,
+  expectSync,
+  type Harness,
+  newHarness,
+} from '../../../helpers/harness.js';
+import {
+  markPodsReady,
+  setImage,
+  updateSpec,
+} from '../../../helpers/rollout.js';
+
+/** An own-kind DaemonSet with maxUnavailable 3 and the given controls. */
+const advancedDaemonSet = (controls: {
+  paused?: boolean;
+  partition?: number | string;
+  burstReplicas?: number | string;
+  partitionedScaling?: boolean;
+}): DaemonSet => {
+  const ds = newDaemonSet('ads');
+  if (ds.spec) {
+    ds.spec.updateStrategy = {
+      type: 'RollingUpdate',
+      rollingUpdate: {
+        maxUnavailable: 3,
+        ...(controls.paused !== undefined ? { paused: controls.paused } : {}),
+        ...(controls.partition !== undefined
+          ? { partition: controls.partition }
+          : {}),
+      },
+    };
+    if (controls.burstReplicas !== undefined) {
+      ds.spec.burstReplicas = controls.burstReplicas;
+    }
+    if (controls.partitionedScaling) {
+      ds.spec.scaleStrategy = { partitionedScaling: true };
+    }
+  }
+  return ds;
+};
+
+const step = async (
+  h: Harness,
+  ds: DaemonSet,
+  creates: number,
+  deletes: number
+): Promise<void> => {
+  await clearExpectations(h, ds);
+  const { error } = await expectSync(h, ds, { creates, deletes, events: 0 });
+  expect(error).toBeUndefined();
+};
+
+const launch = async (ds: DaemonSet, nodes: number) => {
+  const h = newHarness();
+  addDaemonSet(h, ds);
+  h.cluster.nodes = makeNodes(0, nodes);
+  await step(h, ds, nodes, 0);
+  markPodsReady(h);
+  return h;
+};
+
+describe('syncDaemonSet (own kind)', () => {
+  describe('when paused', () => {
+    it('does not roll a template change out, but still places pods on new nodes', async () => {
+      // Prepare
+      const ds = advancedDaemonSet({ paused: true });
+      const h = await launch(ds, 3);
+      setImage(h, ds, 'foo2/bar2');
+      h.cluster.nodes = makeNodes(0, 4);
+      // Act / Assess: the new node gets a pod, no old pod goes.
+      await step(h, ds, 1, 0);
+      await step(h, ds, 0, 0);
+    });
+
+    it('rolls out once resumed', async () => {
+      // Prepare
+      const ds = advancedDaemonSet({ paused: true });
+      const h = await launch(ds, 3);
+      setImage(h, ds, 'foo2/bar2');
+      await step(h, ds, 0, 0);
+      // Act
+      updateSpec(h, ds, (s) => {
+        const rollingUpdate = s.updateStrategy?.rollingUpdate;
+        if (rollingUpdate) rollingUpdate.paused = false;
+      });
+      // Assess
+      await step(h, ds, 0, 3);
+    });
+  });
+
+  describe('with a partition', () => {
+    it('stops the rollout at the partition and goes on when it is lowered', async () => {
+      // Prepare
+      const ds = advancedDaemonSet({ partition: 2 });
+      const h = await launch(ds, 4);
+      setImage(h, ds, 'foo2/bar2');
+      // Act / Assess: two nodes update, two stay.
+      await step(h, ds, 0, 2);
+      await step(h, ds, 2, 0);
+      markPodsReady(h);
+      await step(h, ds, 0, 0);
+      updateSpec(h, ds, (s) => {
+        const rollingUpdate = s.updateStrategy?.rollingUpdate;
+        if (rollingUpdate) rollingUpdate.partition = 0;
+      });
+      await step(h, ds, 0, 2);
+    });
+  });
+
+  describe('with burstReplicas', () => {
+    it('creates at most burstReplicas pods per sync', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, advancedDaemonSet({ burstReplicas: 2 }));
+      h.cluster.nodes = makeNodes(0, 5);
+      // Act / Assess
+      await step(h, ds, 2, 0);
+      await step(h, ds, 2, 0);
+      await step(h, ds, 1, 0);
+    });
+
+    it('scales a percentage against the nodes that should run a pod', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, advancedDaemonSet({ burstReplicas: '50%' }));
+      h.cluster.nodes = makeNodes(0, 4);
+      // Act / Assess: Kruise would create nothing before a status exists.
+      await step(h, ds, 2, 0);
+    });
+  });
+
+  describe('with partitionedScaling', () => {
+    it('creates pods only up to the partition', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(
+        h,
+        advancedDaemonSet({ partition: 3, partitionedScaling: true })
+      );
+      h.cluster.nodes = makeNodes(0, 5);
+      // Act / Assess
+      await step(h, ds, 2, 0);
+      await step(h, ds, 0, 0);
+    });
+  });
+});
