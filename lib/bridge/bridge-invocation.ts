@@ -19,6 +19,7 @@ import type {
   NodeIndexStore,
   WorkQueue,
 } from '../ports/index.js';
+import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
 import {
   type ClusterBridgeReport,
   runClusterBridge,
@@ -80,6 +81,7 @@ export const runBridgeInvocation = async (
           {
             ...deps,
             cluster: record.id,
+            ownerKind: ownedKind(record.ownership).kind,
             watch: connection.watch,
             holder: opts.invocationId,
             logger,

@@ -33,6 +33,8 @@ const QUIET_MS = 1_500;
 /** What one cluster's bridge needs. */
 export interface ClusterBridgeDeps {
   cluster: string;
+  /** The kind of DaemonSet owned there (a controllerRef's `kind`). */
+  ownerKind: string;
   watch: ClusterWatch;
   queue: WorkQueue;
   expectations: ExpectationsStore;

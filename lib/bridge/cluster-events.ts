@@ -47,12 +47,14 @@ export class ClusterEvents {
 
   constructor(deps: {
     cluster: string;
+    /** The kind of DaemonSet this cluster's reconciler owns. */
+    ownerKind: string;
     watch: ClusterWatch;
     queue: WorkQueue;
     expectations: ExpectationsStore;
   }) {
     this.#d = deps;
-    this.#view = new DaemonSetView(deps.cluster);
+    this.#view = new DaemonSetView(deps.cluster, deps.ownerKind);
   }
 
   /** Starts from a stored node index. */

@@ -24,10 +24,12 @@ const notOlder = (candidate: string, current: string): boolean => {
 export class DaemonSetView {
   readonly #byId = new Map<string, DaemonSet>();
   readonly #cluster: string;
+  readonly #ownerKind: string;
   #view: ClusterView | undefined;
 
-  constructor(cluster: string) {
+  constructor(cluster: string, ownerKind: string) {
     this.#cluster = cluster;
+    this.#ownerKind = ownerKind;
   }
 
   /** Replaces the contents with a fresh list; returns the ones that vanished. */
@@ -82,6 +84,7 @@ export class DaemonSetView {
     this.#view ??= {
       cluster: this.#cluster,
       daemonSets: [...this.#byId.values()],
+      ownerKind: this.#ownerKind,
     };
     return this.#view;
   }

@@ -46,6 +46,7 @@ const OPTION_OF_FIELD: Record<string, string> = {
   'auth.path': '--kubeconfig',
   'auth.context': '--context',
   bridgeMode: '--mode',
+  ownership: '--ownership',
   'apiBudget.qps': '--api-qps',
   'apiBudget.burst': '--api-burst',
 };
@@ -204,7 +205,7 @@ export const clusterRecordFromOptions = (
       endpoint: o.server ?? '',
       caData,
       auth,
-      ownership: 'apps/v1',
+      ownership: o.ownership ?? 'apps/v1',
       bridgeMode: o.mode,
       ...(o.apiQps !== undefined || o.apiBurst !== undefined
         ? {

@@ -25,6 +25,11 @@ export interface AddOptions {
   kubeconfig?: string;
   context?: string;
   mode: 'watch' | 'economy';
+  /**
+   * What the reconciler owns there (as given): `apps/v1` DaemonSets, or the
+   * own kind `apps.dsr.dev/v1beta1` (managed clusters).
+   */
+  ownership?: string;
   /** Overwrite a record that is already registered under the id. */
   replace: boolean;
   /** Requests per second and burst shared by all reconcilers (as given). */
@@ -60,6 +65,12 @@ export const CLUSTERS_USAGE = `usage: npm run clusters -- <command> [options]
 commands:
   list                       the registered clusters (id, server, auth, mode)
   add    --id ID AUTH [--mode watch|economy] [--replace]
+         [--ownership apps/v1|apps.dsr.dev/v1beta1]
+                                       which DaemonSets it reconciles: native
+                                       ones (default; the cluster's own
+                                       DaemonSet controller must be off) or
+                                       the own AdvancedDaemonSet kind (EKS,
+                                       GKE, AKS)
          [--api-qps N --api-burst N]   the cluster's shared API budget
                                        (default 50 and 100)
          AUTH is one of

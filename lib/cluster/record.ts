@@ -74,8 +74,11 @@ const checkServer = (
 
 /** Checks `ownership` and `bridgeMode`. */
 const checkModes = (raw: Record<string, unknown>, problems: Problems): void => {
-  if (raw.ownership !== 'apps/v1') {
-    problems.push({ field: 'ownership', problem: "must be 'apps/v1'" });
+  if (raw.ownership !== 'apps/v1' && raw.ownership !== 'apps.dsr.dev/v1beta1') {
+    problems.push({
+      field: 'ownership',
+      problem: "must be 'apps/v1' or 'apps.dsr.dev/v1beta1'",
+    });
   }
   if (raw.bridgeMode !== 'watch' && raw.bridgeMode !== 'economy') {
     problems.push({
@@ -158,7 +161,7 @@ export const parseClusterRecord = (raw: unknown): ClusterRecord => {
     endpoint: (raw.endpoint ?? '') as string,
     caData: (raw.caData ?? '') as string,
     auth,
-    ownership: 'apps/v1',
+    ownership: raw.ownership as ClusterRecord['ownership'],
     bridgeMode: raw.bridgeMode as ClusterRecord['bridgeMode'],
     ...(apiBudget === undefined
       ? {}

@@ -29,8 +29,13 @@ export interface ClusterRecord {
   /** PEM CA bundle, base64 (kubeconfig `certificate-authority-data`). */
   caData: string;
   auth: ClusterAuth;
-  /** What the reconciler owns there; only native DaemonSets for now. */
-  ownership: 'apps/v1';
+  /**
+   * What the reconciler owns there, as an apiVersion: native DaemonSets
+   * (`apps/v1`, for clusters whose DaemonSet controller is off) or the own
+   * kind (`apps.dsr.dev/v1beta1`, AdvancedDaemonSet; managed clusters). It
+   * never touches the other kind.
+   */
+  ownership: 'apps/v1' | 'apps.dsr.dev/v1beta1';
   /** How its bridge runs: long-lived watches, or short scheduled runs. */
   bridgeMode: 'watch' | 'economy';
   /**

@@ -8,6 +8,7 @@
  * caller says expectations were satisfied; `conditions` and `collisionCount`
  * are never touched here.
  */
+import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { nameOf } from './k8s/meta.js';
 import {
   getTemplateGeneration,
@@ -16,7 +17,7 @@ import {
   isPodUpdated,
   sortByCreationTimestampAndPhase,
 } from './k8s/pod-util.js';
-import type { DaemonSet, DaemonSetStatus, Node, Pod } from './k8s/types.js';
+import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 
 /** The seven counters the controller owns. */
@@ -28,6 +29,11 @@ export interface StatusCounters {
   updatedNumberScheduled: number;
   numberAvailable: number;
   numberUnavailable: number;
+  /**
+   * The own kind's `updateRevision` (Kruise: the current revision's hash);
+   * apps/v1 status has no such field.
+   */
+  updateRevision?: string;
 }
 
 /** Returns the status counters for the DaemonSet (upstream's node loop). */
@@ -66,6 +72,7 @@ export const calculateStatus = (
     if (isPodUpdated(oldest, hash, generation)) c.updatedNumberScheduled++;
   }
   c.numberUnavailable = c.desiredNumberScheduled - c.numberAvailable;
+  if (kindOf(ds) === ADVANCED_DAEMON_SET) c.updateRevision = hash;
   return c;
 };
 
@@ -88,6 +95,7 @@ export const isStatusUpToDate = (
   counters: StatusCounters
 ): boolean =>
   COUNTER_KEYS.every((k) => (ds.status?.[k] ?? 0) === counters[k]) &&
+  ds.status?.updateRevision === counters.updateRevision &&
   (ds.status?.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 0);
 
 /**
@@ -99,7 +107,7 @@ export const withStatus = (
   counters: StatusCounters,
   observedGeneration: number | undefined
 ): DaemonSet => {
-  const status: DaemonSetStatus = {
+  const status: NonNullable<DaemonSet['status']> = {
     ...structuredClone(ds.status),
     ...counters,
   };

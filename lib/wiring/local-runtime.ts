@@ -26,6 +26,7 @@ import type {
   MetricsSink,
   SyncMeasurement,
 } from '../ports/index.js';
+import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
 import { Reconciler } from '../worker/reconciler.js';
 
@@ -120,6 +121,7 @@ export class LocalRuntime {
         await runClusterBridge(
           {
             cluster: this.#record.id,
+            ownerKind: ownedKind(this.#record.ownership).kind,
             watch: this.#connection.watch,
             queue,
             expectations: this.expectations,

@@ -9,6 +9,7 @@ import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { paths } from '#lib/adapters/kube/paths.js';
 import type { ClusterReader } from '#lib/ports/index.js';
+import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 
 /** Returns a ClusterReader that lists live on every call, namespace-wide. */
@@ -18,7 +19,7 @@ export class NaiveClusterReader implements ClusterReader {
 
   constructor({ http }: { http: KubeHttp }) {
     this.#http = http;
-    this.#inner = new KubeClusterReader({ http });
+    this.#inner = new KubeClusterReader({ http, kind: NATIVE_DAEMON_SET });
   }
 
   getDaemonSet(namespace: string, name: string) {

@@ -4,6 +4,7 @@
  * lib/worker/reconciler.ts builds it) and the naive one
  * (NaiveClusterReader: every read live, pods listed namespace-wide).
  */
+
 import { performance } from 'node:perf_hooks';
 import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
@@ -12,6 +13,7 @@ import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { Logger } from '#lib/ports/index.js';
+import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { syncPortsOf } from '#lib/worker/cluster-sessions.js';
@@ -91,7 +93,7 @@ export const measureEachRead = async (
   namespace: string,
   name: string
 ): Promise<[string, Sample][]> => {
-  const kube = new KubeClusterReader({ http });
+  const kube = new KubeClusterReader({ http, kind: NATIVE_DAEMON_SET });
   const naive = new NaiveClusterReader({ http });
   const ds = await kube.getDaemonSet(namespace, name);
   if (ds === undefined) throw new Error(`${namespace}/${name} not found`);

@@ -2,6 +2,7 @@
  * The Kubernetes adapter against a real API server: every read and write the
  * sync core uses, and each typed error provoked for real.
  */
+
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
@@ -11,6 +12,7 @@ import { KubeRevisionControl } from '#lib/adapters/kube/kube-revision-control.js
 import { KubeStatusWriter } from '#lib/adapters/kube/kube-status-writer.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import { adoptPatch, releasePatch } from '#lib/reconcile/k8s/controller-ref.js';
+import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import { getPatch } from '#lib/reconcile/revision-hash.js';
 import { newControllerRevision } from '#lib/reconcile/revision-history.js';
@@ -56,7 +58,7 @@ describe('Kubernetes adapter on a real API server', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(inject('kubeconfigPath'));
     http = new KubeHttp({ kubeConfig: kc });
-    reader = new KubeClusterReader({ http });
+    reader = new KubeClusterReader({ http, kind: NATIVE_DAEMON_SET });
     events = new FakeEventRecorder();
     pods = new KubePodControl({ http, events });
     revisions = new KubeRevisionControl({ http });

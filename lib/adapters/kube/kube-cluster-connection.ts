@@ -3,6 +3,10 @@
  * ClusterConnector hands the worker, the bridge and the CLI.
  */
 import type { ClusterConnection, Logger } from '../../ports/index.js';
+import {
+  type DaemonSetKind,
+  NATIVE_DAEMON_SET,
+} from '../../reconcile/k8s/daemon-set-kind.js';
 import { KubeClusterProbe } from './kube-cluster-probe.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
 import { KubeClusterWatch } from './kube-cluster-watch.js';
@@ -12,16 +16,20 @@ import { KubePodControl } from './kube-pod-control.js';
 import { KubeRevisionControl } from './kube-revision-control.js';
 import { KubeStatusWriter } from './kube-status-writer.js';
 
-/** Returns the cluster's ports over `http`; `close` closes `http`. */
+/**
+ * Returns the ports of a cluster whose DaemonSets of `kind` the reconciler
+ * owns, over `http`; `close` closes `http`.
+ */
 export const kubeClusterConnection = (
   http: KubeHttp,
-  logger: Logger
+  logger: Logger,
+  kind: DaemonSetKind = NATIVE_DAEMON_SET
 ): ClusterConnection => {
   const events = new KubeEventRecorder({ http, logger });
   return {
-    watch: new KubeClusterWatch({ http }),
+    watch: new KubeClusterWatch({ http, kind }),
     probe: new KubeClusterProbe({ http }),
-    reader: new KubeClusterReader({ http }),
+    reader: new KubeClusterReader({ http, kind }),
     podControl: new KubePodControl({ http, events }),
     revisionControl: new KubeRevisionControl({ http }),
     statusWriter: new KubeStatusWriter({ http }),

@@ -16,6 +16,7 @@ import type {
   Logger,
   RequestBudget,
 } from '../../ports/index.js';
+import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
@@ -55,7 +56,11 @@ export class ClusterConnector {
         ? { beforeRequest: () => budget.acquire(record.id, limits) }
         : {}),
     });
-    return kubeClusterConnection(http, this.#o.logger);
+    return kubeClusterConnection(
+      http,
+      this.#o.logger,
+      ownedKind(record.ownership)
+    );
   }
 
   /** Opens the cluster: returns its ports, bound to one connection. */

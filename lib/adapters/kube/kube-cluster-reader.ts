@@ -6,6 +6,7 @@
  */
 import { ApiErrorReason, isApiError } from '../../errors.js';
 import type { ClusterReader } from '../../ports/index.js';
+import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type {
   ControllerRevision,
   DaemonSet,
@@ -28,18 +29,24 @@ const orUndefined = async <T>(read: Promise<T>): Promise<T | undefined> => {
 /** Reads DaemonSets, nodes, pods and revisions of one cluster. */
 export class KubeClusterReader implements ClusterReader {
   readonly #http: KubeHttp;
+  readonly #kind: DaemonSetKind;
 
-  constructor({ http }: { http: KubeHttp }) {
+  constructor({ http, kind }: { http: KubeHttp; kind: DaemonSetKind }) {
     this.#http = http;
+    this.#kind = kind;
   }
 
-  getDaemonSet(namespace: string, name: string) {
-    return orUndefined(
+  async getDaemonSet(namespace: string, name: string) {
+    const ds = await orUndefined(
       this.#http.request<DaemonSet>(
-        `get daemonset ${namespace}/${name}`,
+        `get ${this.#kind.resource} ${namespace}/${name}`,
         'GET',
-        paths.daemonSet(namespace, name)
+        paths.daemonSet(this.#kind, namespace, name)
       )
+    );
+    // The kind decides owner references and status fields downstream.
+    return (
+      ds && { ...ds, apiVersion: this.#kind.apiVersion, kind: this.#kind.kind }
     );
   }
 

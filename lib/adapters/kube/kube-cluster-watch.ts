@@ -9,6 +9,7 @@ import type {
   WatchEvent,
   WatchedResource,
 } from '../../ports/index.js';
+import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { collectionPaths } from './paths.js';
@@ -16,9 +17,11 @@ import { collectionPaths } from './paths.js';
 /** Lists and watches the bridge's collections through `http`. */
 export class KubeClusterWatch implements ClusterWatch {
   readonly #http: KubeHttp;
+  readonly #paths: ReturnType<typeof collectionPaths>;
 
-  constructor({ http }: { http: KubeHttp }) {
+  constructor({ http, kind }: { http: KubeHttp; kind: DaemonSetKind }) {
     this.#http = http;
+    this.#paths = collectionPaths(kind);
   }
 
   list<T extends KubeObject>(
@@ -26,14 +29,14 @@ export class KubeClusterWatch implements ClusterWatch {
   ): Promise<ListSnapshot<T>> {
     return this.#http.listWithVersion<T>(
       `list ${resource}`,
-      collectionPaths[resource]
+      this.#paths[resource]
     );
   }
 
   async currentVersion(resource: WatchedResource): Promise<string> {
     const page = await this.#http.request<{
       metadata?: { resourceVersion?: string };
-    }>(`list ${resource}`, 'GET', collectionPaths[resource], {
+    }>(`list ${resource}`, 'GET', this.#paths[resource], {
       query: { limit: 1 },
     });
     return page.metadata?.resourceVersion ?? '';
@@ -47,7 +50,7 @@ export class KubeClusterWatch implements ClusterWatch {
   ): AsyncIterable<WatchEvent<T>> {
     return this.#http.watch<T>(
       `watch ${resource}`,
-      collectionPaths[resource],
+      this.#paths[resource],
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
       signal
     );

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { toError } from '../../errors.js';
 import type { EventRecorder, EventType, Logger } from '../../ports/index.js';
+import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
@@ -50,8 +51,8 @@ export class KubeEventRecorder implements EventRecorder {
         namespace: ns,
       },
       involvedObject: {
-        apiVersion: 'apps/v1',
-        kind: 'DaemonSet',
+        apiVersion: kindOf(object).apiVersion,
+        kind: kindOf(object).kind,
         name,
         namespace: ns,
         uid: object.metadata?.uid,

@@ -1,5 +1,6 @@
 /** DaemonSetStatusWriter over the API server's status subresource. */
 import type { DaemonSetStatusWriter } from '../../ports/index.js';
+import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
@@ -15,15 +16,16 @@ export class KubeStatusWriter implements DaemonSetStatusWriter {
   updateStatus(ds: DaemonSet) {
     const ns = ds.metadata?.namespace ?? '';
     const name = ds.metadata?.name ?? '';
+    const kind = kindOf(ds);
     return this.#http.request<DaemonSet>(
-      `update status of daemonset ${ns}/${name}`,
+      `update status of ${kind.resource} ${ns}/${name}`,
       'PUT',
-      paths.daemonSetStatus(ns, name),
+      paths.daemonSetStatus(kind, ns, name),
       {
         body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
           ...ds,
+          apiVersion: kind.apiVersion,
+          kind: kind.kind,
         }),
       }
     );

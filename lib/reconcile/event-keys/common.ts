@@ -48,10 +48,12 @@ export interface ClusterView {
   cluster: string;
   /** Every DaemonSet of the cluster (all namespaces). */
   daemonSets: readonly DaemonSet[];
+  /**
+   * The kind a controller reference must name to be ours (upstream
+   * `controllerKind`): DaemonSet, or AdvancedDaemonSet for the own kind.
+   */
+  ownerKind: string;
 }
-
-/** Kind a controller reference must name to be ours (`controllerKind`). */
-export const DAEMON_SET_KIND = 'DaemonSet';
 
 /** Returns an outcome that does nothing. */
 export const noEventKeys = (): EventKeys => ({
@@ -94,7 +96,7 @@ export const resolveControllerRef = (
   namespace: string,
   ref: OwnerReference
 ): DaemonSet | undefined => {
-  if (ref.kind !== DAEMON_SET_KIND) return undefined;
+  if (ref.kind !== view.ownerKind) return undefined;
   const ds = view.daemonSets.find(
     (d) => namespaceOf(d) === namespace && d.metadata?.name === ref.name
   );

@@ -21,7 +21,6 @@ import type { DaemonSet, Node, Pod, Taint } from '../k8s/types.js';
 import { nodeShouldRunDaemonPod } from '../node-should-run.js';
 import {
   type ClusterView,
-  DAEMON_SET_KIND,
   daemonSetKey,
   type EventKeys,
   enqueueKey,
@@ -72,6 +71,7 @@ const ownerId = (namespace: string, name: string, uid: string): string =>
   JSON.stringify([namespace, name, uid]);
 
 const daemonSetOwnersOnNode = (
+  view: ClusterView,
   nodeName: string,
   podsOnNode: readonly Pod[]
 ): Set<string> => {
@@ -79,7 +79,7 @@ const daemonSetOwnersOnNode = (
   for (const pod of podsOnNode) {
     if (pod.spec?.nodeName !== nodeName) continue;
     const ref = getControllerOf(pod);
-    if (ref?.kind !== DAEMON_SET_KIND) continue;
+    if (ref?.kind !== view.ownerKind) continue;
     owners.add(ownerId(namespaceOf(pod), ref.name, ref.uid));
   }
   return owners;
@@ -103,7 +103,11 @@ export const syncNodeUpdate = (
   node: Node,
   podsOnNode: readonly Pod[]
 ): EventKeys => {
-  const owners = daemonSetOwnersOnNode(node.metadata?.name ?? '', podsOnNode);
+  const owners = daemonSetOwnersOnNode(
+    view,
+    node.metadata?.name ?? '',
+    podsOnNode
+  );
   const out = noEventKeys();
   for (const ds of view.daemonSets) {
     const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(

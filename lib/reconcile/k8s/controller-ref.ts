@@ -9,6 +9,7 @@
  * orphan is adopted only if the owner is alive, the selector matches, the
  * object is not being deleted and lives in the owner's namespace.
  */
+import { kindOf } from './daemon-set-kind.js';
 import type { DaemonSet, KubeObject, OwnerReference } from './types.js';
 
 /** What a claim does with one object. */
@@ -51,8 +52,8 @@ export const claimDecision = (
 
 /** Returns the controller reference pods and revisions carry. */
 export const newControllerRef = (ds: DaemonSet): OwnerReference => ({
-  apiVersion: 'apps/v1',
-  kind: 'DaemonSet',
+  apiVersion: kindOf(ds).apiVersion,
+  kind: kindOf(ds).kind,
   name: ds.metadata?.name ?? '',
   uid: ds.metadata?.uid ?? '',
   controller: true,

@@ -6,7 +6,9 @@
  * gates creation.
  */
 import { describe, expect, it } from 'vitest';
+import { ADVANCED_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
 import {
   addDaemonSet,
@@ -14,6 +16,7 @@ import {
   expectSync,
   type Harness,
   newHarness,
+  stored,
 } from '../../../helpers/harness.js';
 import {
   markPodsReady,
@@ -152,6 +155,46 @@ describe('syncDaemonSet (own kind)', () => {
       // Act / Assess
       await step(h, ds, 2, 0);
       await step(h, ds, 0, 0);
+    });
+  });
+
+  describe('status and ownership', () => {
+    it('writes updateRevision, owns its pods as AdvancedDaemonSet, and skips an unchanged status', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = advancedDaemonSet({});
+      ds.apiVersion = ADVANCED_DAEMON_SET.apiVersion;
+      ds.kind = ADVANCED_DAEMON_SET.kind;
+      addDaemonSet(h, ds);
+      h.cluster.nodes = makeNodes(0, 2);
+      // Act
+      await step(h, ds, 2, 0);
+      markPodsReady(h);
+      await step(h, ds, 0, 0);
+      const writes = h.cluster.statusUpdates.length;
+      await step(h, ds, 0, 0);
+      // Assess
+      const [revision] = h.cluster.revisions;
+      const hash = revision?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL];
+      expect(stored(h, ds).status?.updateRevision).toBe(hash);
+      expect(h.cluster.statusUpdates).toHaveLength(writes);
+      for (const pod of h.cluster.pods) {
+        expect(pod.metadata?.ownerReferences?.[0]).toMatchObject({
+          apiVersion: 'apps.dsr.dev/v1beta1',
+          kind: 'AdvancedDaemonSet',
+        });
+      }
+    });
+
+    it('writes no updateRevision for an apps/v1 DaemonSet', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('native'));
+      h.cluster.nodes = makeNodes(0, 1);
+      // Act
+      await step(h, ds, 1, 0);
+      // Assess
+      expect(stored(h, ds).status).not.toHaveProperty('updateRevision');
     });
   });
 });

@@ -64,6 +64,7 @@ const noScheduleTaints: Taint[] = [
 const view = (...daemonSets: DaemonSet[]): ClusterView => ({
   cluster: CLUSTER,
   daemonSets,
+  ownerKind: 'DaemonSet',
 });
 const keyOf = (ds: DaemonSet): string =>
   `${CLUSTER}/${ds.metadata?.namespace}/${ds.metadata?.name}`;

@@ -29,6 +29,7 @@ import {
 const viewOf = (...daemonSets: DaemonSet[]): ClusterView => ({
   cluster: 'c1',
   daemonSets,
+  ownerKind: 'DaemonSet',
 });
 
 const withNodeSelector = (ds: DaemonSet, sel: Record<string, string>) => {
