@@ -6,27 +6,15 @@
  * test per rule, each with the rule's message. A Kruise v1beta1 manifest is
  * accepted with only apiVersion and kind changed.
  */
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { KubeApiError } from '#lib/errors.js';
-import { waitFor } from '#lib/local-cluster/processes.js';
+import {
+  advancedDaemonSetsPath,
+  ensureAdvancedDaemonSetCrd,
+} from '../testbed/advanced-daemonset-crd.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { adminHttp } from './sync-loop.js';
-
-// Read as raw JSON: client-node's loadYaml would map the schema's
-// x-kubernetes-* keys onto its model's names.
-const CRD = load(
-  readFileSync(
-    new URL(
-      '../../infra/kubernetes/advanced-daemonset-crd.yaml',
-      import.meta.url
-    ),
-    'utf8'
-  )
-) as { metadata: { name: string } };
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 type Obj = Record<string, unknown>;
 
@@ -47,7 +35,7 @@ const manifest = (name: string, spec: Obj = {}, template?: Obj): Obj => ({
 
 describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
   const ns = `crd-${Date.now().toString(36)}`;
-  const path = `/apis/apps.dsr.dev/v1beta1/namespaces/${ns}/advanceddaemonsets`;
+  const path = advancedDaemonSetsPath(ns);
   let http: KubeHttp;
   let seq = 0;
 
@@ -75,49 +63,8 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
 
   beforeAll(async () => {
     http = adminHttp();
-    await http
-      .request('delete crd', 'DELETE', `${CRDS}/${CRD.metadata.name}`)
-      .catch(() => undefined);
-    await waitFor(
-      'the old CRD gone',
-      async () =>
-        (await http
-          .request('get crd', 'GET', `${CRDS}/${CRD.metadata.name}`)
-          .then(() => undefined)
-          .catch(() => true)) ?? undefined,
-      60_000,
-      200
-    );
-    await http.request('create crd', 'POST', CRDS, {
-      body: JSON.stringify(CRD),
-    });
-    await waitFor(
-      'the CRD established',
-      async () => {
-        const crd = await http.request<{
-          status?: { conditions?: { type: string; status: string }[] };
-        }>('get crd', 'GET', `${CRDS}/${CRD.metadata.name}`);
-        return crd.status?.conditions?.some(
-          (c) => c.type === 'Established' && c.status === 'True'
-        )
-          ? true
-          : undefined;
-      },
-      60_000,
-      200
-    );
+    await ensureAdvancedDaemonSetCrd(http);
     await createNamespace(http, ns);
-    // Discovery of a new group can lag its Established condition.
-    await waitFor(
-      'the kind served',
-      async () =>
-        (await http
-          .request('list ads', 'GET', path)
-          .then(() => true)
-          .catch(() => undefined)) ?? undefined,
-      60_000,
-      200
-    );
   });
 
   afterAll(async () => {

@@ -10,7 +10,14 @@ import { KubeConfig, loadYaml } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 
-const ROLE = new URL('../../infra/kubernetes/rbac.yaml', import.meta.url);
+/** The reconciler's ClusterRole per ownership mode. */
+const ROLES = {
+  'apps/v1': new URL('../../infra/kubernetes/rbac.yaml', import.meta.url),
+  'apps.dsr.dev/v1beta1': new URL(
+    '../../infra/kubernetes/rbac-advanced-daemonset.yaml',
+    import.meta.url
+  ),
+} as const;
 
 /** A service account bound to the reconciler role. */
 export interface ReconcilerIdentity {
@@ -32,10 +39,11 @@ const adminCluster = (): { server: string; caData: string } => {
 /** Creates role, service account (in `ns`), binding and token. */
 export const createReconcilerIdentity = async (
   admin: KubeHttp,
-  ns: string
+  ns: string,
+  ownership: keyof typeof ROLES = 'apps/v1'
 ): Promise<ReconcilerIdentity> => {
   const role = loadYaml<{ metadata: { name: string } }>(
-    readFileSync(ROLE, 'utf8')
+    readFileSync(ROLES[ownership], 'utf8')
   );
   const roleName = `${role.metadata.name}-${ns}`;
   const rbac = '/apis/rbac.authorization.k8s.io/v1';

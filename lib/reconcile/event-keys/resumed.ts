@@ -16,6 +16,7 @@
  * nobody.
  */
 
+import { nodeShouldUpdateBySelector } from '../advanced/rollout-controls.js';
 import type { ControllerRevision, Node, Pod, Taint } from '../k8s/types.js';
 import { nodeShouldRunDaemonPod } from '../node-should-run.js';
 import {
@@ -88,7 +89,10 @@ export const updateNodeResumed = (
     const after = nodeShouldRunDaemonPod(cur, ds);
     if (
       before.shouldRun !== after.shouldRun ||
-      before.shouldContinueRunning !== after.shouldContinueRunning
+      before.shouldContinueRunning !== after.shouldContinueRunning ||
+      // The own kind's canary selector (Kruise PR #920).
+      nodeShouldUpdateBySelector(oldNode, ds) !==
+        nodeShouldUpdateBySelector(cur, ds)
     ) {
       enqueueKey(out, daemonSetKey(view, ds));
     }

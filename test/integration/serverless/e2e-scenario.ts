@@ -62,7 +62,11 @@ export class E2eScenario {
   /** Creates namespace, identity and nodes, then starts the stack. */
   async open(o: ScenarioOptions): Promise<void> {
     await createNamespace(this.admin, this.ns);
-    this.#identity = await createReconcilerIdentity(this.admin, this.ns);
+    this.#identity = await createReconcilerIdentity(
+      this.admin,
+      this.ns,
+      o.stack?.ownership
+    );
     await this.addNodes(o.nodes, o.nodeSpec);
     this.stack = await ServerlessStack.start({
       ...o.stack,

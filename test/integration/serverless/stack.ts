@@ -18,6 +18,7 @@ import type { Config } from '#lib/config.js';
 import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
 import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
 import { createWatchBridgeHandler } from '#lib/handlers/watch-bridge-handler.js';
+import type { ClusterRecord } from '#lib/ports/index.js';
 import { type AwsWiring, createAwsWiring } from '#lib/wiring/aws.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import { createTestTable, type TestTable } from '../../helpers/dynamo-table.js';
@@ -41,6 +42,8 @@ export interface StackOptions {
   /** How long one watch-mode bridge invocation watches. */
   bridgeWatchSeconds?: number;
   bridgeMode?: 'watch' | 'economy';
+  /** Which DaemonSets the cluster is registered to own (default apps/v1). */
+  ownership?: ClusterRecord['ownership'];
   /** Lease of a bridge that died without releasing it (default 4 s). */
   leaseTtlMs?: number;
   /** How often every DaemonSet is queued again (default 1 h). */
@@ -111,7 +114,7 @@ export class ServerlessStack {
       endpoint: '',
       caData: '',
       auth: { type: 'kubeconfig', path: this.#o.kubeconfigPath },
-      ownership: 'apps/v1',
+      ownership: this.#o.ownership ?? 'apps/v1',
       bridgeMode: this.#o.bridgeMode ?? 'watch',
     });
     const logger = new PowertoolsLogger({ logLevel: 'SILENT' });

@@ -114,6 +114,32 @@ describe('updateNodeResumed', () => {
     expect(out.keys.sort()).toEqual(['c1/default/gains', 'c1/default/loses']);
   });
 
+  it('TestEnqueueRequestForNodeUpdate (Kruise): wakes an own-kind DaemonSet whose canary selector starts or stops matching the node', () => {
+    // Prepare
+    const canary = newDaemonSet('canary');
+    if (canary.spec) {
+      canary.spec.updateStrategy = {
+        type: 'RollingUpdate',
+        rollingUpdate: { selector: { matchLabels: { canary: 'true' } } },
+      };
+    }
+    const plain = newDaemonSet('plain');
+    // Act
+    const gained = updateNodeResumed(
+      viewOf(canary, plain),
+      { labels: { zone: 'a' } },
+      newNode('n1', { zone: 'a', canary: 'true' })
+    );
+    const lost = updateNodeResumed(
+      viewOf(canary, plain),
+      { labels: { zone: 'a', canary: 'true' } },
+      newNode('n1', { zone: 'a' })
+    );
+    // Assess
+    expect(gained.keys).toEqual(['c1/default/canary']);
+    expect(lost.keys).toEqual(['c1/default/canary']);
+  });
+
   it('tolerates a node without a name (it matches no matchFields term)', () => {
     // Prepare
     const ds = newDaemonSet('ds');

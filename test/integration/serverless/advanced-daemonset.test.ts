@@ -1,0 +1,286 @@
+/**
+ * The own kind as managed clusters will run it: the cluster is registered
+ * with ownership apps.dsr.dev/v1beta1, reached under the own kind's
+ * least-privilege role (infra/kubernetes/rbac-advanced-daemonset.yaml), on
+ * the serverless wiring (bridge → SQS → reconcile handler, DynamoDB Local,
+ * fauxqs) — with kube-controller-manager's own DaemonSet controller switched
+ * on, as on EKS. The AdvancedDaemonSet converges, stops at a partition,
+ * pauses and follows a canary selector; a native DaemonSet beside it is
+ * converged by kube-controller-manager alone; nobody fences, and neither
+ * controller writes the other's objects.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { USER_AGENT } from '#lib/policy/identity.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  type Component,
+  stopProcess,
+} from '../../../lib/local-cluster/processes.js';
+import {
+  advancedDaemonSetsPath,
+  ensureAdvancedDaemonSetCrd,
+} from '../../testbed/advanced-daemonset-crd.js';
+import {
+  createAgentDaemonSet,
+  createNamespace,
+  deleteNamespace,
+} from '../../testbed/kube-fixtures.js';
+import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
+import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
+import { labelNode } from './daemon-set-fixtures.js';
+import { E2eScenario } from './e2e-scenario.js';
+import { RolloutSampler } from './rollout-sampler.js';
+import { eventually } from './stack.js';
+
+const NAME = 'ads';
+
+/** Returns the AdvancedDaemonSet. */
+const getAds = (admin: KubeHttp, ns: string) =>
+  admin.request<DaemonSet>(
+    'get ads',
+    'GET',
+    `${advancedDaemonSetsPath(ns)}/${NAME}`
+  );
+
+/** Merge-patches the AdvancedDaemonSet's spec. */
+const patchAds = (admin: KubeHttp, ns: string, spec: object) =>
+  admin.request('patch ads', 'PATCH', `${advancedDaemonSetsPath(ns)}/${NAME}`, {
+    body: JSON.stringify({ spec }),
+    contentType: 'application/merge-patch+json',
+  });
+
+/** Sets the image of the template's one container. */
+const setImage = (
+  admin: KubeHttp,
+  ns: string,
+  selector: object,
+  image: string
+) =>
+  patchAds(admin, ns, {
+    template: {
+      metadata: { labels: { app: NAME, ...selector } },
+      spec: { containers: [{ name: 'c', image }] },
+    },
+  });
+
+const imagesOf = (pods: readonly Pod[]): string[] =>
+  pods.map((p) => p.spec?.containers[0]?.image ?? '').sort();
+
+/** Returns whether the AdvancedDaemonSet runs `image` everywhere, status current. */
+const adsConverged = async (
+  admin: KubeHttp,
+  ns: string,
+  nodes: readonly string[],
+  image: string
+): Promise<boolean> => {
+  const ds = await getAds(admin, ns);
+  const pods = await livePodsOf(admin, ns, NAME);
+  const s = ds.status;
+  const n = nodes.length;
+  return (
+    s?.desiredNumberScheduled === n &&
+    s.numberAvailable === n &&
+    s.updatedNumberScheduled === n &&
+    s.observedGeneration === ds.metadata?.generation &&
+    s.updateRevision !== undefined &&
+    pods.length === n &&
+    nodes.every(
+      (node) =>
+        pods.filter((p) => p.spec?.nodeName === node).length === 1 &&
+        pods.find((p) => p.spec?.nodeName === node)?.spec?.containers[0]
+          ?.image === image
+    )
+  );
+};
+
+/** Returns the field managers that wrote an object. */
+const managersOf = (obj: { metadata?: DaemonSet['metadata'] }): string[] =>
+  (obj.metadata?.managedFields ?? []).map((f) => f.manager ?? '');
+
+describe('serverless runtime: the own kind beside kube-controller-manager’s DaemonSet controller', () => {
+  let s: E2eScenario;
+  let upstream: Component | undefined;
+  const nativeNs = `native-${Date.now().toString(36)}`;
+
+  beforeAll(async () => {
+    s = new E2eScenario('sls-ads');
+    await ensureAdvancedDaemonSetCrd(s.admin);
+    await s.open({
+      nodes: 4,
+      stack: { ownership: 'apps.dsr.dev/v1beta1' },
+    });
+    // As on EKS: the cluster's own DaemonSet controller runs.
+    upstream = await startUpstreamDaemonSetController({
+      binDir: inject('binDir'),
+      kubeconfigPath: inject('kubeconfigPath'),
+      logDir: inject('logDir'),
+    });
+    await createNamespace(s.admin, nativeNs);
+    await s.admin.request('create ads', 'POST', advancedDaemonSetsPath(s.ns), {
+      body: JSON.stringify({
+        apiVersion: 'apps.dsr.dev/v1beta1',
+        kind: 'AdvancedDaemonSet',
+        metadata: { name: NAME },
+        spec: {
+          selector: { matchLabels: { app: NAME } },
+          template: {
+            metadata: { labels: { app: NAME } },
+            spec: {
+              nodeSelector: s.selector,
+              containers: [{ name: 'c', image: 'agent:1' }],
+            },
+          },
+          updateStrategy: { rollingUpdate: { maxUnavailable: 4 } },
+        },
+      }),
+    });
+    await createAgentDaemonSet(s.admin, nativeNs, s.selector);
+  });
+
+  afterAll(async () => {
+    if (upstream) await stopProcess(upstream);
+    await deleteNamespace(s.admin, nativeNs).catch(() => undefined);
+    await s?.close();
+  });
+
+  it('converges the AdvancedDaemonSet, while kube-controller-manager alone converges the native one', async () => {
+    // Act
+    const adsMs = await eventually(
+      'the AdvancedDaemonSet converged',
+      () => adsConverged(s.admin, s.ns, s.nodes, 'agent:1'),
+      60_000
+    );
+    await eventually(
+      'the native DaemonSet converged by kube-controller-manager',
+      () => isDaemonSetConverged(s.admin, nativeNs, 'agent', s.nodes),
+      60_000
+    );
+    // Assess
+    console.log(`AdvancedDaemonSet converged in ${adsMs} ms beside KCM`);
+    const adsPods = await livePodsOf(s.admin, s.ns, NAME);
+    for (const pod of adsPods) {
+      expect(pod.metadata?.ownerReferences?.[0]).toMatchObject({
+        apiVersion: 'apps.dsr.dev/v1beta1',
+        kind: 'AdvancedDaemonSet',
+        controller: true,
+      });
+      expect(managersOf(pod)).toContain(USER_AGENT);
+      expect(managersOf(pod)).not.toContain('kube-controller-manager');
+    }
+    const nativePods = await livePodsOf(s.admin, nativeNs, 'agent');
+    const native = await s.admin.request<DaemonSet>(
+      'get native',
+      'GET',
+      `/apis/apps/v1/namespaces/${nativeNs}/daemonsets/agent`
+    );
+    // The test's own client creates the native DaemonSet with our
+    // User-Agent, so its pods and its status are what tell who acted.
+    for (const pod of nativePods) {
+      expect(managersOf(pod)).toContain('kube-controller-manager');
+      expect(managersOf(pod)).not.toContain(USER_AGENT);
+    }
+    const statusManagers = (native.metadata?.managedFields ?? [])
+      .filter((f) => f.subresource === 'status')
+      .map((f) => f.manager);
+    expect(statusManagers).toEqual(['kube-controller-manager']);
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+  });
+
+  it('stops at a partition, then finishes when the partition drops to 0', async () => {
+    // Prepare
+    await eventually('converged', () =>
+      adsConverged(s.admin, s.ns, s.nodes, 'agent:1')
+    );
+    await patchAds(s.admin, s.ns, {
+      updateStrategy: { rollingUpdate: { partition: 2 } },
+    });
+    const sampler = RolloutSampler.start(s.admin, s.ns, s.nodes);
+    // Act
+    await setImage(s.admin, s.ns, {}, 'agent:2');
+    await eventually(
+      'two nodes updated',
+      async () =>
+        imagesOf(await livePodsOf(s.admin, s.ns, NAME)).join() ===
+        'agent:1,agent:1,agent:2,agent:2'
+    );
+    // Several syncs' worth of time: the partition must hold.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const held = imagesOf(await livePodsOf(s.admin, s.ns, NAME));
+    await patchAds(s.admin, s.ns, {
+      updateStrategy: { rollingUpdate: { partition: 0 } },
+    });
+    await eventually('all updated', () =>
+      adsConverged(s.admin, s.ns, s.nodes, 'agent:2')
+    );
+    const worst = await sampler.stop();
+    // Assess: the two smallest names kept the old image.
+    expect(held).toEqual(['agent:1', 'agent:1', 'agent:2', 'agent:2']);
+    const pods = await livePodsOf(s.admin, s.ns, NAME);
+    expect(pods).toHaveLength(4);
+    expect(worst.maxPodsOnNode).toBe(1);
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+  });
+
+  it('pauses: no pod changes while paused, the rollout resumes after', async () => {
+    // Prepare
+    await patchAds(s.admin, s.ns, {
+      updateStrategy: { rollingUpdate: { paused: true } },
+    });
+    const before = (await livePodsOf(s.admin, s.ns, NAME))
+      .map((p) => p.metadata?.uid)
+      .sort();
+    // Act
+    await setImage(s.admin, s.ns, {}, 'agent:3');
+    await new Promise((r) => setTimeout(r, 3_000));
+    const during = (await livePodsOf(s.admin, s.ns, NAME))
+      .map((p) => p.metadata?.uid)
+      .sort();
+    await patchAds(s.admin, s.ns, {
+      updateStrategy: { rollingUpdate: { paused: false } },
+    });
+    await eventually('resumed rollout', () =>
+      adsConverged(s.admin, s.ns, s.nodes, 'agent:3')
+    );
+    // Assess
+    expect(during).toEqual(before);
+    expect((await getAds(s.admin, s.ns)).status?.updatedNumberScheduled).toBe(
+      4
+    );
+  });
+
+  it('updates only the nodes its canary selector picks, and a node that gains the label', async () => {
+    // Prepare
+    const [first, second] = [...s.nodes].sort();
+    await patchAds(s.admin, s.ns, {
+      updateStrategy: {
+        rollingUpdate: { selector: { matchLabels: { canary: 'true' } } },
+      },
+    });
+    await labelNode(s.admin, first ?? '', { canary: 'true' });
+    // Act
+    await setImage(s.admin, s.ns, {}, 'agent:4');
+    await eventually('the canary node updated', async () => {
+      const pods = await livePodsOf(s.admin, s.ns, NAME);
+      return (
+        pods.find((p) => p.spec?.nodeName === first)?.spec?.containers[0]
+          ?.image === 'agent:4'
+      );
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const afterCanary = imagesOf(await livePodsOf(s.admin, s.ns, NAME));
+    await labelNode(s.admin, second ?? '', { canary: 'true' });
+    await eventually('the second canary node updated', async () => {
+      const pods = await livePodsOf(s.admin, s.ns, NAME);
+      return (
+        pods.find((p) => p.spec?.nodeName === second)?.spec?.containers[0]
+          ?.image === 'agent:4'
+      );
+    });
+    const afterSecond = imagesOf(await livePodsOf(s.admin, s.ns, NAME));
+    // Assess
+    expect(afterCanary).toEqual(['agent:3', 'agent:3', 'agent:3', 'agent:4']);
+    expect(afterSecond).toEqual(['agent:3', 'agent:3', 'agent:4', 'agent:4']);
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+  });
+});
