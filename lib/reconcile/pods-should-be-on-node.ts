@@ -17,6 +17,7 @@ import { getNodesNeedingPods } from './advanced/get-nodes-needing-pods.js';
 import {
   getPartition,
   isDaemonSetCreationProgressively,
+  isPreparingDelete,
 } from './advanced/rollout-controls.js';
 import {
   type BackoffEntry,
@@ -25,6 +26,7 @@ import {
   nextBackoff,
 } from './backoff-policy.js';
 import { EventReason, type PlannedEvent } from './events.js';
+import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { nameOf, uidOf } from './k8s/meta.js';
 import {
   isDeleting,
@@ -89,6 +91,12 @@ const handleTerminalPods = (
   const running: Pod[] = [];
   for (const pod of pods) {
     if (isDeleting(pod)) continue;
+    if (isPreparingDelete(pod) && kindOf(ds) === ADVANCED_DAEMON_SET) {
+      // Kruise: a pod a preDelete hook holds is on its way out; every sync
+      // asks for its delete again until the hook lets it go.
+      plan.podsToDelete.push(podName(pod));
+      continue;
+    }
     const where = `${pod.metadata?.namespace}/${podName(pod)} on node ${nodeName}`;
     if (pod.status?.phase === 'Failed') {
       const key = failedPodsBackoffKey(ds, nodeName);

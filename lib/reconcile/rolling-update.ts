@@ -21,7 +21,10 @@
 
 import { InvalidObjectError, SyncError } from '../errors.js';
 import { filterDaemonPodsNodeToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
-import { getPartition } from './advanced/rollout-controls.js';
+import {
+  getPartition,
+  isPreparingDelete,
+} from './advanced/rollout-controls.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
 import { isPodAvailable, podName } from './k8s/pod-util.js';
@@ -117,6 +120,9 @@ export interface RollingUpdatePlan {
 
 const clamp = (n: number, max: number): number => Math.min(Math.max(n, 0), max);
 
+const isNilOrPreDeleting = (pod: Pod | undefined): boolean =>
+  pod === undefined || isPreparingDelete(pod);
+
 const planWithoutSurge = (
   ds: DaemonSet,
   budget: UpdateBudget,
@@ -129,11 +135,13 @@ const planWithoutSurge = (
   const candidatePodsToDelete: string[] = [];
   for (const pods of budget.nodeToDaemonPods.values()) {
     const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);
-    if (!ok || (oldPod === undefined) === (newPod === undefined)) {
+    // A pod a preDelete hook holds counts as gone (Kruise).
+    if (!ok || isNilOrPreDeleting(oldPod) === isNilOrPreDeleting(newPod)) {
       // manage() prunes, creates or deletes here; count it as unavailable.
       numUnavailable++;
     } else if (newPod !== undefined) {
       if (!isPodAvailable(newPod, minReady, nowMs)) numUnavailable++;
+      if (isPreparingDelete(newPod)) numUnavailable++;
     } else {
       // Only an old pod: a candidate for replacement.
       const old = oldPod as Pod;
@@ -191,7 +199,8 @@ const planWithSurge = (
     if (counted !== undefined && isPodAvailable(counted, minReady, nowMs)) {
       numAvailable++;
     }
-    if (oldPod === undefined) continue;
+    // manage() handles a node whose old pod a preDelete hook holds.
+    if (oldPod === undefined || isPreparingDelete(oldPod)) continue;
     if (newPod === undefined) {
       if (!isPodAvailable(oldPod, minReady, nowMs)) {
         if (shouldRunOn(nodeName)) allowedNewNodes.push(nodeName);

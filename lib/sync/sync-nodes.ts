@@ -11,6 +11,7 @@ import {
   isApiError,
   toError,
 } from '../errors.js';
+import { planPreparingDelete } from '../reconcile/advanced/pre-delete.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
 import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
@@ -100,6 +101,38 @@ const deletePods = async (
   return deleted;
 };
 
+/**
+ * Returns the deletes the own kind's preDelete hook lets through, after
+ * marking the pods it holds PreparingDelete (Kruise
+ * `syncWithPreparingDelete`); failed marks join `errors`.
+ */
+const gatePreDelete = async (
+  ctx: SyncContext,
+  podsToDelete: readonly string[],
+  errors: Error[]
+): Promise<readonly string[]> => {
+  const hook = ctx.ds.spec?.lifecycle?.preDelete;
+  const now = new Date(ctx.deps.clock.now()).toISOString();
+  const plan = planPreparingDelete(
+    hook,
+    ctx.read.pods,
+    podsToDelete,
+    now.replace(/\.\d{3}Z$/, 'Z')
+  );
+  const marks = await Promise.allSettled(
+    plan.podsToMark.map((m) =>
+      ctx.deps.podControl.patchPod(ctx.dsKey.namespace, m.name, {
+        type: 'strategic',
+        body: m.patch,
+      })
+    )
+  );
+  for (const m of marks) {
+    if (m.status === 'rejected') errors.push(toError(m.reason));
+  }
+  return plan.podsToDelete;
+};
+
 /** The pods one `syncNodes` call acts on. */
 export interface PodChanges {
   podsToDelete: readonly string[];
@@ -117,15 +150,16 @@ export const syncNodes = async (
   changes: PodChanges,
   hash: string
 ): Promise<SyncNodesResult> => {
+  const errors: Error[] = [];
+  const podsToDelete = await gatePreDelete(ctx, changes.podsToDelete, errors);
   const burst = getBurstReplicas(ctx.ds, changes.desiredNumberScheduled);
   const toCreate = changes.nodesNeedingDaemonPods.slice(0, burst);
-  const toDelete = changes.podsToDelete.slice(0, burst);
+  const toDelete = podsToDelete.slice(0, burst);
   await ctx.deps.expectations.setExpectations(
     ctx.key,
     toCreate.length,
     toDelete.length
   );
-  const errors: Error[] = [];
   const created = await createPods(ctx, toCreate, hash, errors);
   const deleted = await deletePods(ctx, toDelete, errors);
   if (errors.length > 0) {

@@ -6,6 +6,10 @@
  * gates creation.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  LIFECYCLE_STATE_LABEL,
+  PREPARING_DELETE,
+} from '#lib/reconcile/advanced/rollout-controls.js';
 import { ADVANCED_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
@@ -17,6 +21,7 @@ import {
   type Harness,
   newHarness,
   stored,
+  sync,
 } from '../../../helpers/harness.js';
 import {
   markPodsReady,
@@ -195,6 +200,80 @@ describe('syncDaemonSet (own kind)', () => {
       await step(h, ds, 1, 0);
       // Assess
       expect(stored(h, ds).status).not.toHaveProperty('updateRevision');
+    });
+  });
+
+  describe('with a preDelete hook', () => {
+    const HOOK = { 'example.com/hook': 'true' };
+
+    /** An own-kind DaemonSet whose pods carry the hook's label. */
+    const hooked = (): DaemonSet => {
+      const ds = advancedDaemonSet({});
+      ds.apiVersion = ADVANCED_DAEMON_SET.apiVersion;
+      ds.kind = ADVANCED_DAEMON_SET.kind;
+      if (ds.spec) {
+        const rollingUpdate = ds.spec.updateStrategy?.rollingUpdate;
+        if (rollingUpdate) rollingUpdate.maxUnavailable = 1;
+        ds.spec.lifecycle = { preDelete: { labelsHandler: HOOK } };
+        ds.spec.template.metadata = {
+          ...ds.spec.template.metadata,
+          labels: { ...ds.spec.template.metadata?.labels, ...HOOK },
+        };
+      }
+      return ds;
+    };
+
+    const preparing = (h: Harness) =>
+      h.cluster.pods.filter(
+        (p) => p.metadata?.labels?.[LIFECYCLE_STATE_LABEL] === PREPARING_DELETE
+      );
+
+    it('marks one pod PreparingDelete, holds the rollout there, and goes on once the hook lets go', async () => {
+      // Prepare
+      const ds = hooked();
+      const h = await launch(ds, 3);
+      setImage(h, ds, 'foo2/bar2');
+      // Act / Assess: one pod held, nothing deleted, and it stays so.
+      await step(h, ds, 0, 0);
+      expect(preparing(h)).toHaveLength(1);
+      await step(h, ds, 0, 0);
+      expect(h.cluster.patches).toHaveLength(0);
+      // The user's controller releases the pod: it goes, a new one comes.
+      const [held] = preparing(h);
+      delete held?.metadata?.labels?.['example.com/hook'];
+      await step(h, ds, 0, 1);
+      await step(h, ds, 1, 0);
+      markPodsReady(h);
+      await step(h, ds, 0, 0);
+      expect(preparing(h)).toHaveLength(1);
+    });
+
+    it('reports a failed mark as a sync error and deletes nothing held', async () => {
+      // Prepare
+      const ds = hooked();
+      const h = await launch(ds, 2);
+      setImage(h, ds, 'foo2/bar2');
+      h.cluster.patchError = new Error('patch refused');
+      // Act
+      await clearExpectations(h, ds);
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error?.message).toContain('patch refused');
+      expect(h.cluster.deleted).toEqual([]);
+    });
+
+    it('deletes held pods of an apps/v1 DaemonSet like any other (no lifecycle there)', async () => {
+      // Prepare: a native DaemonSet whose pod someone labelled PreparingDelete.
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('native'));
+      h.cluster.nodes = makeNodes(0, 1);
+      await step(h, ds, 1, 0);
+      const [pod] = h.cluster.pods;
+      if (pod?.metadata?.labels) {
+        pod.metadata.labels[LIFECYCLE_STATE_LABEL] = PREPARING_DELETE;
+      }
+      // Act / Assess: upstream keeps it; nothing happens.
+      await step(h, ds, 0, 0);
     });
   });
 });

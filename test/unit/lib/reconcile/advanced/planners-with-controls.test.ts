@@ -7,6 +7,10 @@
  * (scaled against the live desired count, not the previous status).
  */
 import { describe, expect, it } from 'vitest';
+import {
+  LIFECYCLE_STATE_LABEL,
+  PREPARING_DELETE,
+} from '#lib/reconcile/advanced/rollout-controls.js';
 import type {
   AdvancedRollingUpdate,
   DaemonSet,
@@ -153,5 +157,72 @@ describe('planRollingUpdate with a partition and a canary selector', () => {
     );
     // Assess
     expect(plan.podsToDelete).toEqual([]);
+  });
+});
+
+describe('planRollingUpdate with pods a preDelete hook holds', () => {
+  const held = (pod: Pod): Pod => {
+    pod.metadata = {
+      ...pod.metadata,
+      labels: {
+        ...pod.metadata?.labels,
+        [LIFECYCLE_STATE_LABEL]: PREPARING_DELETE,
+      },
+    };
+    return pod;
+  };
+
+  it('counts a held new pod against maxUnavailable (no surge)', () => {
+    // Prepare: node-0 has a live old pod and a held new one.
+    const byNode = new Map<string, Pod[]>([
+      ['node-0', [podOn('node-0', 'v1'), held(podOn('node-0', HASH))]],
+      ['node-1', [podOn('node-1', 'v1')]],
+      ['node-2', [podOn('node-2', 'v1')]],
+    ]);
+    // Act
+    const plan = planRollingUpdate(
+      advanced({ maxUnavailable: 2 }),
+      makeNodes(0, 3),
+      byNode,
+      HASH,
+      NOW
+    );
+    // Assess: the held pod uses one of the two: one delete, not two.
+    expect(plan.podsToDelete).toHaveLength(1);
+  });
+
+  it('TestAdhocNoSurgePreDeleteBlocks: a held old pod blocks maxUnavailable', () => {
+    // Prepare
+    const byNode = new Map<string, Pod[]>([
+      ['node-0', [held(podOn('node-0', 'v1'))]],
+      ['node-1', [podOn('node-1', 'v1')]],
+    ]);
+    // Act
+    const plan = planRollingUpdate(
+      advanced({ maxUnavailable: 1 }),
+      makeNodes(0, 2),
+      byNode,
+      HASH,
+      NOW
+    );
+    // Assess
+    expect(plan.podsToDelete).toEqual([]);
+  });
+
+  it('TestAdhocSurgePreDeleteNotCounted: a held old pod does not use maxSurge', () => {
+    // Prepare
+    const byNode = new Map<string, Pod[]>([
+      ['node-0', [held(podOn('node-0', 'v1'))]],
+      ['node-1', [podOn('node-1', 'v1')]],
+    ]);
+    const ds = advanced({});
+    if (ds.spec?.updateStrategy?.rollingUpdate) {
+      ds.spec.updateStrategy.rollingUpdate.maxSurge = 1;
+      ds.spec.updateStrategy.rollingUpdate.maxUnavailable = 0;
+    }
+    // Act
+    const plan = planRollingUpdate(ds, makeNodes(0, 2), byNode, HASH, NOW);
+    // Assess: node-1 still gets its surge pod.
+    expect(plan.nodesNeedingDaemonPods).toEqual(['node-1']);
   });
 });
