@@ -25,6 +25,7 @@ import {
   getPartition,
   isPreparingDelete,
 } from './advanced/rollout-controls.js';
+import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
 import { isPodAvailable, podName } from './k8s/pod-util.js';
@@ -51,6 +52,12 @@ export const unavailableCount = (
 ): number => {
   const r = rollingUpdateOf(ds);
   if (r === undefined || r === null) return 0;
+  // The own kind has no defaulting webhook: Kruise's maxUnavailable 1 for
+  // (nil, nil) is applied at read time (spec/kruise-ads.md §1.6), here as
+  // 0, which updatedDesiredNodeCounts turns into 1 when surge is 0 too.
+  if (r.maxUnavailable === undefined && kindOf(ds) === ADVANCED_DAEMON_SET) {
+    return 0;
+  }
   return getScaledValueFromIntOrPercent(r.maxUnavailable, numberToSchedule);
 };
 

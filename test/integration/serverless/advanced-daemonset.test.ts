@@ -27,7 +27,11 @@ import {
   deleteNamespace,
 } from '../../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
-import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
+import {
+  isDaemonSetConverged,
+  isPodAvailable as isReady,
+  livePodsOf,
+} from './cluster-state.js';
 import { labelNode } from './daemon-set-fixtures.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { RolloutSampler } from './rollout-sampler.js';
@@ -281,6 +285,86 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     // Assess
     expect(afterCanary).toEqual(['agent:3', 'agent:3', 'agent:3', 'agent:4']);
     expect(afterSecond).toEqual(['agent:3', 'agent:3', 'agent:4', 'agent:4']);
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+  });
+
+  it('runs a preDelete hook: one pod held PreparingDelete, replaced once the hook lets go', async () => {
+    // Prepare
+    const hook = { 'example.com/drain': 'hold' };
+    await s.admin.request(
+      'create hooked',
+      'POST',
+      advancedDaemonSetsPath(s.ns),
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps.dsr.dev/v1beta1',
+          kind: 'AdvancedDaemonSet',
+          metadata: { name: 'hooked' },
+          spec: {
+            selector: { matchLabels: { app: 'hooked' } },
+            template: {
+              metadata: { labels: { app: 'hooked', ...hook } },
+              spec: {
+                nodeSelector: s.selector,
+                containers: [{ name: 'c', image: 'agent:1' }],
+              },
+            },
+            lifecycle: { preDelete: { labelsHandler: hook } },
+          },
+        }),
+      }
+    );
+    const path = `${advancedDaemonSetsPath(s.ns)}/hooked`;
+    await eventually('hooked converged', async () => {
+      const pods = await livePodsOf(s.admin, s.ns, 'hooked');
+      return pods.length === s.nodes.length && pods.every(isReady);
+    });
+    // Act
+    await s.admin.request('patch hooked', 'PATCH', path, {
+      body: JSON.stringify({
+        spec: {
+          template: {
+            spec: { containers: [{ name: 'c', image: 'agent:2' }] },
+          },
+        },
+      }),
+      contentType: 'application/merge-patch+json',
+    });
+    const preparing = async () =>
+      (await livePodsOf(s.admin, s.ns, 'hooked')).filter(
+        (p) =>
+          p.metadata?.labels?.['lifecycle.apps.kruise.io/state'] ===
+          'PreparingDelete'
+      );
+    await eventually(
+      'one pod PreparingDelete',
+      async () => (await preparing()).length === 1
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    const heldPods = await preparing();
+    const images = imagesOf(await livePodsOf(s.admin, s.ns, 'hooked'));
+    const [held] = heldPods;
+    await s.admin.request(
+      'release hook',
+      'PATCH',
+      `/api/v1/namespaces/${s.ns}/pods/${held?.metadata?.name}`,
+      {
+        body: JSON.stringify({
+          metadata: { labels: { 'example.com/drain': null } },
+        }),
+        contentType: 'application/merge-patch+json',
+      }
+    );
+    await eventually('the held pod replaced', async () => {
+      const pods = await livePodsOf(s.admin, s.ns, 'hooked');
+      return (
+        !pods.some((p) => p.metadata?.uid === held?.metadata?.uid) &&
+        pods.some((p) => p.spec?.containers[0]?.image === 'agent:2')
+      );
+    });
+    // Assess: while held, nothing was deleted and no other pod was marked.
+    expect(heldPods).toHaveLength(1);
+    expect(images).toEqual(Array(s.nodes.length).fill('agent:1'));
     expect(s.stack.metrics.conflicts.size).toBe(0);
   });
 });

@@ -302,6 +302,17 @@ describe('surgeCount / unavailableCount (util.SurgeCount, util.UnavailableCount)
     expect(surgeCount(ds, 3)).toBe(0);
   });
 
+  it('reads a nil maxUnavailable of the own kind as Kruise defaults it (1 when maxSurge is 0 too)', () => {
+    // Prepare
+    const ds = dsWith({ type: 'RollingUpdate', rollingUpdate: {} });
+    ds.kind = 'AdvancedDaemonSet';
+    // Act / Assess
+    expect(unavailableCount(ds, 3)).toBe(0);
+    expect(
+      updatedDesiredNodeCounts(ds, makeNodes(0, 3), new Map()).maxUnavailable
+    ).toBe(1);
+  });
+
   it('fails on "50" without %', () => {
     // Prepare
     const ds = dsWith({
