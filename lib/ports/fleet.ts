@@ -2,6 +2,11 @@
  * The ports of the fleet: registered clusters and how to reach them, their
  * shared API budget, health and ownership fences, and metrics.
  */
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Pod,
+} from '../reconcile/k8s/types.js';
 import type { ClusterWatch } from './bridge.js';
 import type {
   ClusterReader,
@@ -179,3 +184,24 @@ export interface ConnectionStats {
 export type ConnectCluster = (
   record: ClusterRecord
 ) => Promise<ClusterConnection>;
+
+/**
+ * The own kind's objects as the kubectl plugin reads and changes them.
+ * Errors are KubeApiErrors (NotFound when the object is missing).
+ */
+export interface AdvancedDaemonSets {
+  get(namespace: string, name: string): Promise<DaemonSet>;
+  list(namespace: string | undefined): Promise<DaemonSet[]>;
+  /** Applies a JSON merge patch to the object. */
+  patch(namespace: string, name: string, patch: object): Promise<DaemonSet>;
+  /** Replaces the object's pod template (a JSON patch). */
+  replaceTemplate(
+    namespace: string,
+    name: string,
+    template: unknown
+  ): Promise<DaemonSet>;
+  /** Returns the ControllerRevisions the object controls. */
+  revisions(ds: DaemonSet): Promise<ControllerRevision[]>;
+  /** Returns the live pods the object controls. */
+  pods(ds: DaemonSet): Promise<Pod[]>;
+}

@@ -17,7 +17,8 @@ import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
 export type ContentType =
   | 'application/json'
   | 'application/strategic-merge-patch+json'
-  | 'application/merge-patch+json';
+  | 'application/merge-patch+json'
+  | 'application/json-patch+json';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

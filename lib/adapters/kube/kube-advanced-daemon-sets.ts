@@ -1,0 +1,124 @@
+/**
+ * AdvancedDaemonSets over the API server, for the kubectl plugin: the own
+ * kind's objects, the ControllerRevisions and pods they control, and a
+ * client opened from a kubeconfig file and context as kubectl opens one.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { AdvancedDaemonSets } from '../../ports/index.js';
+import { ADVANCED_DAEMON_SET } from '../../reconcile/k8s/daemon-set-kind.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  KubeObject,
+  Pod,
+} from '../../reconcile/k8s/types.js';
+import { KubeHttp } from './kube-http.js';
+import { labelSelectorQuery } from './label-selector-query.js';
+import { paths } from './paths.js';
+
+const kind = ADVANCED_DAEMON_SET;
+const all = `/apis/${kind.group}/${kind.version}/${kind.resource}`;
+
+const ownedBy = (ds: DaemonSet) => (o: KubeObject) =>
+  (o.metadata?.ownerReferences ?? []).some(
+    (r) => r.controller === true && r.uid === ds.metadata?.uid
+  );
+
+/** The plugin's API access through one KubeHttp. */
+export class KubeAdvancedDaemonSets implements AdvancedDaemonSets {
+  readonly #http: KubeHttp;
+
+  constructor({ http }: { http: KubeHttp }) {
+    this.#http = http;
+  }
+
+  get(namespace: string, name: string) {
+    return this.#http.request<DaemonSet>(
+      `get ${kind.resource} ${namespace}/${name}`,
+      'GET',
+      paths.daemonSet(kind, namespace, name)
+    );
+  }
+
+  list(namespace: string | undefined) {
+    return this.#http.list<DaemonSet>(
+      `list ${kind.resource}`,
+      namespace === undefined
+        ? all
+        : paths.daemonSet(kind, namespace, '').replace(/\/$/, '')
+    );
+  }
+
+  patch(namespace: string, name: string, patch: object) {
+    return this.#http.request<DaemonSet>(
+      `patch ${kind.resource} ${namespace}/${name}`,
+      'PATCH',
+      paths.daemonSet(kind, namespace, name),
+      {
+        body: JSON.stringify(patch),
+        contentType: 'application/merge-patch+json',
+      }
+    );
+  }
+
+  replaceTemplate(namespace: string, name: string, template: unknown) {
+    return this.#http.request<DaemonSet>(
+      `roll back ${kind.resource} ${namespace}/${name}`,
+      'PATCH',
+      paths.daemonSet(kind, namespace, name),
+      {
+        body: JSON.stringify([
+          { op: 'replace', path: '/spec/template', value: template },
+        ]),
+        contentType: 'application/json-patch+json',
+      }
+    );
+  }
+
+  async revisions(ds: DaemonSet) {
+    const ns = ds.metadata?.namespace ?? '';
+    const revisions = await this.#http.list<ControllerRevision>(
+      `list revisions of ${ns}/${ds.metadata?.name}`,
+      paths.revisions(ns),
+      { labelSelector: labelSelectorQuery(ds.spec?.selector) }
+    );
+    return revisions.filter(ownedBy(ds));
+  }
+
+  async pods(ds: DaemonSet) {
+    const ns = ds.metadata?.namespace ?? '';
+    const pods = await this.#http.list<Pod>(
+      `list pods of ${ns}/${ds.metadata?.name}`,
+      paths.pods(ns),
+      { labelSelector: labelSelectorQuery(ds.spec?.selector) }
+    );
+    return pods.filter(ownedBy(ds));
+  }
+
+  close(): void {
+    this.#http.close();
+  }
+}
+
+/** How kubectl names the cluster to talk to. */
+export interface KubectlTarget {
+  /** --kubeconfig, else $KUBECONFIG, else ~/.kube/config. */
+  kubeconfig?: string;
+  /** --context, else the file's current context. */
+  context?: string;
+}
+
+/** Returns the plugin's API access and the namespace of the context. */
+export const openAdvancedDaemonSets = (
+  target: KubectlTarget
+): { api: KubeAdvancedDaemonSets; namespace: string } => {
+  const kc = new KubeConfig();
+  if (target.kubeconfig) kc.loadFromFile(target.kubeconfig);
+  else kc.loadFromDefault();
+  if (target.context) kc.setCurrentContext(target.context);
+  const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+  return {
+    api: new KubeAdvancedDaemonSets({ http: new KubeHttp({ kubeConfig: kc }) }),
+    namespace: namespace ?? 'default',
+  };
+};

@@ -1,0 +1,165 @@
+/**
+ * The command line of `kubectl dsr`, kubectl's way: `rollout
+ * status|history|undo|pause|resume|restart TARGET`, `set partition TARGET
+ * VALUE`, `get [NAME]`; TARGET is `advds/NAME` (or the kind's other names,
+ * or a bare NAME); kubectl's flags where they exist.
+ */
+import { parseArgs } from 'node:util';
+import { CliUsageError } from '../cli-usage-error.js';
+
+/** One parsed `kubectl dsr` invocation. */
+export type PluginCommand =
+  | { verb: 'help' }
+  | {
+      verb:
+        | 'status'
+        | 'history'
+        | 'undo'
+        | 'pause'
+        | 'resume'
+        | 'restart'
+        | 'partition';
+      name: string;
+      namespace?: string;
+      kubeconfig?: string;
+      context?: string;
+      watch: boolean;
+      timeoutMs?: number;
+      revision?: number;
+      value?: string;
+    }
+  | {
+      verb: 'get';
+      name?: string;
+      namespace?: string;
+      allNamespaces: boolean;
+      kubeconfig?: string;
+      context?: string;
+    };
+
+/** The text `--help` prints. */
+export const PLUGIN_USAGE = `Manage AdvancedDaemonSets (apps.dsr.dev) the way kubectl manages DaemonSets.
+
+Usage:
+  kubectl dsr rollout status advds/NAME [--watch=false] [--timeout=5m]
+  kubectl dsr rollout history advds/NAME [--revision=N]
+  kubectl dsr rollout undo advds/NAME [--to-revision=N]
+  kubectl dsr rollout pause|resume|restart advds/NAME
+  kubectl dsr set partition advds/NAME N|N%
+  kubectl dsr get [NAME] [-A]
+
+Flags:
+  -n, --namespace NS   the namespace (default: the context's)
+      --context NAME   the kubeconfig context
+      --kubeconfig F   the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
+`;
+
+const KIND_NAMES = [
+  'advds',
+  'advanceddaemonset',
+  'advanceddaemonsets',
+  'advanceddaemonset.apps.dsr.dev',
+  'advanceddaemonsets.apps.dsr.dev',
+];
+
+const ROLLOUT = ['status', 'history', 'undo', 'pause', 'resume', 'restart'];
+
+/** Returns the object name of `advds/NAME` (or of a bare NAME). */
+const nameOfTarget = (target: string | undefined): string => {
+  if (target === undefined) {
+    throw new CliUsageError(['required resource not specified']);
+  }
+  const [kind, name, ...rest] = target.split('/');
+  if (name === undefined) return kind ?? '';
+  if (!KIND_NAMES.includes(kind?.toLowerCase() ?? '') || rest.length > 0) {
+    throw new CliUsageError([
+      `the server doesn't have a resource type "${kind}" here: use advds/NAME`,
+    ]);
+  }
+  return name;
+};
+
+/** Returns milliseconds of a kubectl duration (`90s`, `5m`, `1h`, `0`). */
+const durationMs = (text: string): number => {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(text);
+  if (m === null) throw new CliUsageError([`invalid duration "${text}"`]);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1;
+  return Number(m[1]) * unit;
+};
+
+/** Returns the command `argv` asks for; throws CliUsageError when wrong. */
+export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(
+      argv.map((a) => (a === '--watch' || a === '-w' ? '--watch=true' : a))
+    );
+  } catch (cause) {
+    throw new CliUsageError([(cause as Error).message], { cause });
+  }
+  const {
+    values: v,
+    positionals: [group, sub, target, value, ...extra],
+  } = parsed;
+  if (v.help || group === undefined || group === 'help')
+    return { verb: 'help' };
+  const common = {
+    ...(v.namespace ? { namespace: v.namespace } : {}),
+    ...(v.kubeconfig ? { kubeconfig: v.kubeconfig } : {}),
+    ...(v.context ? { context: v.context } : {}),
+  };
+  if (group === 'get') {
+    return {
+      verb: 'get',
+      ...(sub ? { name: nameOfTarget(sub) } : {}),
+      allNamespaces: v['all-namespaces'] ?? false,
+      ...common,
+    };
+  }
+  const rollout = group === 'rollout' && ROLLOUT.includes(sub ?? '');
+  const partition = group === 'set' && sub === 'partition';
+  if (!rollout && !partition) {
+    throw new CliUsageError([`unknown command "${[group, sub].join(' ')}"`]);
+  }
+  if (extra.length > 0 || (rollout && value !== undefined)) {
+    throw new CliUsageError([
+      `unexpected argument(s): ${[value, ...extra].join(' ')}`,
+    ]);
+  }
+  if (partition && (value === undefined || !/^\d+%?$/.test(value))) {
+    throw new CliUsageError([
+      'partition must be a non-negative integer or a percentage, e.g. 3 or 20%',
+    ]);
+  }
+  const revision = v['to-revision'] ?? v.revision;
+  if (revision !== undefined && !/^\d+$/.test(revision)) {
+    throw new CliUsageError([`invalid revision "${revision}"`]);
+  }
+  return {
+    verb: partition ? 'partition' : (sub as 'status'),
+    name: nameOfTarget(target),
+    ...common,
+    watch: (v.watch ?? 'true') !== 'false',
+    ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
+    ...(revision !== undefined ? { revision: Number(revision) } : {}),
+    ...(value !== undefined ? { value } : {}),
+  };
+};
+
+const parse = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      watch: { type: 'string' },
+      timeout: { type: 'string' },
+      revision: { type: 'string' },
+      'to-revision': { type: 'string' },
+      'all-namespaces': { type: 'boolean', short: 'A' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
