@@ -13,7 +13,7 @@ import {
   type AccessCheck,
   accessChecksFromRules,
   formatAccessCheck,
-  RECONCILER_RULES,
+  reconcilerRulesFor,
 } from './reconciler-access-checks.js';
 
 /** The part of a connection a check uses. */
@@ -168,9 +168,10 @@ const reviewSelf = async (
 /** Reviews every permission of the reconciler role. */
 const reviewAccess = async (
   cluster: CheckConnection,
-  check: ClusterCheck
+  check: ClusterCheck,
+  ownership: string
 ): Promise<void> => {
-  const checks = accessChecksFromRules(RECONCILER_RULES);
+  const checks = accessChecksFromRules(reconcilerRulesFor(ownership));
   try {
     check.access = await Promise.all(
       checks.map(async (c) => ({
@@ -237,7 +238,9 @@ export const checkCluster = async (
   try {
     if (await readVersion(cluster, check, deps.timeoutMs)) {
       await reviewSelf(cluster, check);
-      if (check.authenticated) await reviewAccess(cluster, check);
+      if (check.authenticated) {
+        await reviewAccess(cluster, check, record.ownership);
+      }
     }
   } finally {
     cluster.close();

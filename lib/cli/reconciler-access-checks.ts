@@ -1,7 +1,8 @@
 /**
  * What the reconciler must be allowed to do in a cluster, as the
  * SelfSubjectAccessReviews `clusters check` sends: the rules of
- * infra/kubernetes/rbac.yaml, one review per group, resource and verb. The
+ * infra/kubernetes/rbac.yaml (or, for the own kind,
+ * rbac-advanced-daemonset.yaml), one review per group, resource and verb. The
  * rules are kept here as data (the bundled CLI has no repository to read);
  * a unit test holds them equal to the YAML.
  */
@@ -57,6 +58,35 @@ export const RECONCILER_RULES: readonly PolicyRule[] = [
     verbs: ['create', 'update', 'patch'],
   },
 ];
+
+/**
+ * The rules of infra/kubernetes/rbac-advanced-daemonset.yaml: the same, with
+ * the DaemonSet rules moved to the own kind and none for apps/v1 DaemonSets.
+ */
+export const ADVANCED_RECONCILER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['apps.dsr.dev'],
+    resources: ['advanceddaemonsets'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  {
+    apiGroups: ['apps.dsr.dev'],
+    resources: ['advanceddaemonsets/status'],
+    verbs: ['update'],
+  },
+  {
+    apiGroups: ['apps.dsr.dev'],
+    resources: ['advanceddaemonsets/finalizers'],
+    verbs: ['update'],
+  },
+  ...RECONCILER_RULES.slice(3),
+];
+
+/** Returns the rules the reconciler needs for a cluster's ownership mode. */
+export const reconcilerRulesFor = (ownership: string): readonly PolicyRule[] =>
+  ownership === 'apps.dsr.dev/v1beta1'
+    ? ADVANCED_RECONCILER_RULES
+    : RECONCILER_RULES;
 
 /** Returns one check per group × resource × verb of `rules`, in rule order. */
 export const accessChecksFromRules = (

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { loadYaml } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
+  ADVANCED_RECONCILER_RULES,
   accessChecksFromRules,
   formatAccessCheck,
   RECONCILER_RULES,
+  reconcilerRulesFor,
 } from '#lib/cli/reconciler-access-checks.js';
 
 const RBAC_YAML = new URL(
@@ -21,6 +23,35 @@ describe('RECONCILER_RULES', () => {
     // Assess
     expect(role.kind).toBe('ClusterRole');
     expect(RECONCILER_RULES).toEqual(role.rules);
+  });
+});
+
+describe('ADVANCED_RECONCILER_RULES', () => {
+  it('equals the rules of infra/kubernetes/rbac-advanced-daemonset.yaml and grant nothing on apps/v1 DaemonSets', () => {
+    // Prepare
+    const role = loadYaml<{ kind: string; rules: unknown[] }>(
+      readFileSync(
+        new URL(
+          '../../../../infra/kubernetes/rbac-advanced-daemonset.yaml',
+          import.meta.url
+        ),
+        'utf8'
+      )
+    );
+    // Assess
+    expect(ADVANCED_RECONCILER_RULES).toEqual(role.rules);
+    expect(
+      accessChecksFromRules(ADVANCED_RECONCILER_RULES).filter(
+        (c) => c.resource === 'daemonsets'
+      )
+    ).toEqual([]);
+  });
+
+  it('is what clusters check reviews for an own-kind cluster', () => {
+    expect(reconcilerRulesFor('apps.dsr.dev/v1beta1')).toBe(
+      ADVANCED_RECONCILER_RULES
+    );
+    expect(reconcilerRulesFor('apps/v1')).toBe(RECONCILER_RULES);
   });
 });
 
