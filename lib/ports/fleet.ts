@@ -2,9 +2,12 @@
  * The ports of the fleet: registered clusters and how to reach them, their
  * shared API budget, health and ownership fences, and metrics.
  */
+import type { DaemonSetKind } from '../reconcile/k8s/daemon-set-kind.js';
 import type {
   ControllerRevision,
   DaemonSet,
+  KubeObject,
+  LabelSelector,
   Pod,
 } from '../reconcile/k8s/types.js';
 import type { ClusterWatch } from './bridge.js';
@@ -204,4 +207,34 @@ export interface AdvancedDaemonSets {
   revisions(ds: DaemonSet): Promise<ControllerRevision[]>;
   /** Returns the live pods the object controls. */
   pods(ds: DaemonSet): Promise<Pod[]>;
+}
+
+/**
+ * What moving a DaemonSet between kinds needs (the plugin's `migrate`), for
+ * any DaemonSet kind. Errors are KubeApiErrors.
+ */
+export interface DaemonSetMigrationApi {
+  /** Returns the object, or undefined when it does not exist. */
+  find(
+    kind: DaemonSetKind,
+    namespace: string,
+    name: string
+  ): Promise<DaemonSet | undefined>;
+  create(
+    kind: DaemonSetKind,
+    namespace: string,
+    obj: DaemonSet
+  ): Promise<DaemonSet>;
+  /** Deletes the object, orphaning its pods and revisions (precondition: uid). */
+  deleteOrphaning(
+    kind: DaemonSetKind,
+    namespace: string,
+    name: string,
+    uid: string
+  ): Promise<void>;
+  /** Returns the pods and ControllerRevisions that `selector` matches. */
+  dependents(
+    namespace: string,
+    selector: LabelSelector | undefined
+  ): Promise<KubeObject[]>;
 }

@@ -4,12 +4,20 @@
  * client opened from a kubeconfig file and context as kubectl opens one.
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import type { AdvancedDaemonSets } from '../../ports/index.js';
-import { ADVANCED_DAEMON_SET } from '../../reconcile/k8s/daemon-set-kind.js';
+import { ApiErrorReason, isApiError } from '../../errors.js';
+import type {
+  AdvancedDaemonSets,
+  DaemonSetMigrationApi,
+} from '../../ports/index.js';
+import {
+  ADVANCED_DAEMON_SET,
+  type DaemonSetKind,
+} from '../../reconcile/k8s/daemon-set-kind.js';
 import type {
   ControllerRevision,
   DaemonSet,
   KubeObject,
+  LabelSelector,
   Pod,
 } from '../../reconcile/k8s/types.js';
 import { KubeHttp } from './kube-http.js';
@@ -17,7 +25,6 @@ import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
 
 const kind = ADVANCED_DAEMON_SET;
-const all = `/apis/${kind.group}/${kind.version}/${kind.resource}`;
 
 const ownedBy = (ds: DaemonSet) => (o: KubeObject) =>
   (o.metadata?.ownerReferences ?? []).some(
@@ -25,7 +32,9 @@ const ownedBy = (ds: DaemonSet) => (o: KubeObject) =>
   );
 
 /** The plugin's API access through one KubeHttp. */
-export class KubeAdvancedDaemonSets implements AdvancedDaemonSets {
+export class KubeAdvancedDaemonSets
+  implements AdvancedDaemonSets, DaemonSetMigrationApi
+{
   readonly #http: KubeHttp;
 
   constructor({ http }: { http: KubeHttp }) {
@@ -43,9 +52,7 @@ export class KubeAdvancedDaemonSets implements AdvancedDaemonSets {
   list(namespace: string | undefined) {
     return this.#http.list<DaemonSet>(
       `list ${kind.resource}`,
-      namespace === undefined
-        ? all
-        : paths.daemonSet(kind, namespace, '').replace(/\/$/, '')
+      paths.daemonSets(kind, namespace)
     );
   }
 
@@ -93,6 +100,62 @@ export class KubeAdvancedDaemonSets implements AdvancedDaemonSets {
       { labelSelector: labelSelectorQuery(ds.spec?.selector) }
     );
     return pods.filter(ownedBy(ds));
+  }
+
+  async find(k: DaemonSetKind, namespace: string, name: string) {
+    try {
+      return await this.#http.request<DaemonSet>(
+        `get ${k.resource}.${k.group} ${namespace}/${name}`,
+        'GET',
+        paths.daemonSet(k, namespace, name)
+      );
+    } catch (e) {
+      if (isApiError(e, ApiErrorReason.NotFound)) return undefined;
+      throw e;
+    }
+  }
+
+  create(k: DaemonSetKind, namespace: string, obj: DaemonSet) {
+    return this.#http.request<DaemonSet>(
+      `create ${k.resource}.${k.group} ${namespace}/${obj.metadata?.name}`,
+      'POST',
+      paths.daemonSets(k, namespace),
+      { body: JSON.stringify(obj) }
+    );
+  }
+
+  async deleteOrphaning(
+    k: DaemonSetKind,
+    namespace: string,
+    name: string,
+    uid: string
+  ) {
+    await this.#http.request(
+      `delete ${k.resource}.${k.group} ${namespace}/${name}`,
+      'DELETE',
+      paths.daemonSet(k, namespace, name),
+      {
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: 'Orphan',
+          preconditions: { uid },
+        }),
+      }
+    );
+  }
+
+  async dependents(namespace: string, selector: LabelSelector | undefined) {
+    const query = { labelSelector: labelSelectorQuery(selector) };
+    const [pods, revisions] = await Promise.all([
+      this.#http.list<Pod>('list pods', paths.pods(namespace), query),
+      this.#http.list<ControllerRevision>(
+        'list revisions',
+        paths.revisions(namespace),
+        query
+      ),
+    ]);
+    return [...pods, ...revisions];
   }
 
   close(): void {

@@ -127,6 +127,10 @@ export class KubeHttp {
     };
     if (options.body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
+      // Without it Node sends the body chunked, and the API server ignores a
+      // chunked DELETE body (DeleteOptions) and leaves its bytes on the
+      // keep-alive connection, where they spoil the next request.
+      headers['Content-Length'] = String(Buffer.byteLength(options.body));
     }
     this.stats.requests++;
     const { status, text, retryAfter } = await new Promise<{

@@ -29,6 +29,17 @@ export type PluginCommand =
       value?: string;
     }
   | {
+      verb: 'migrate';
+      name: string;
+      /** Which kind the object is now. */
+      from: 'apps/v1' | 'apps.dsr.dev/v1beta1' | 'apps.kruise.io/v1beta1';
+      namespace?: string;
+      kubeconfig?: string;
+      context?: string;
+      dryRun: boolean;
+      timeoutMs?: number;
+    }
+  | {
       verb: 'get';
       name?: string;
       namespace?: string;
@@ -47,6 +58,10 @@ Usage:
   kubectl dsr rollout pause|resume|restart advds/NAME
   kubectl dsr set partition advds/NAME N|N%
   kubectl dsr get [NAME] [-A]
+  kubectl dsr migrate ds/NAME | daemonsets.apps.kruise.io/NAME | advds/NAME [--dry-run]
+                       moves a DaemonSet to the own kind (or an
+                       AdvancedDaemonSet back to apps/v1) without restarting
+                       a pod
 
 Flags:
   -n, --namespace NS   the namespace (default: the context's)
@@ -63,6 +78,35 @@ const KIND_NAMES = [
 ];
 
 const ROLLOUT = ['status', 'history', 'undo', 'pause', 'resume', 'restart'];
+
+/** The kinds `migrate` moves from, by the names kubectl users type. */
+const MIGRATE_SOURCES: Record<
+  string,
+  Extract<PluginCommand, { verb: 'migrate' }>['from']
+> = {
+  ds: 'apps/v1',
+  daemonset: 'apps/v1',
+  daemonsets: 'apps/v1',
+  'daemonset.apps': 'apps/v1',
+  'daemonsets.apps': 'apps/v1',
+  'daemonset.apps.kruise.io': 'apps.kruise.io/v1beta1',
+  'daemonsets.apps.kruise.io': 'apps.kruise.io/v1beta1',
+  ...Object.fromEntries(
+    KIND_NAMES.map((k) => [k, 'apps.dsr.dev/v1beta1' as const])
+  ),
+};
+
+/** Returns what `migrate TARGET` moves: its current kind and name. */
+const migrateSource = (target: string | undefined) => {
+  const [kind = '', name, ...rest] = (target ?? '').split('/');
+  const from = MIGRATE_SOURCES[kind.toLowerCase()];
+  if (from === undefined || name === undefined || rest.length > 0) {
+    throw new CliUsageError([
+      'migrate takes ds/NAME, daemonsets.apps.kruise.io/NAME or advds/NAME',
+    ]);
+  }
+  return { from, name };
+};
 
 /** Returns the object name of `advds/NAME` (or of a bare NAME). */
 const nameOfTarget = (target: string | undefined): string => {
@@ -116,6 +160,20 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
       ...common,
     };
   }
+  if (group === 'migrate') {
+    if (target !== undefined) {
+      throw new CliUsageError([
+        `unexpected argument(s): ${[target, value, ...extra].join(' ')}`,
+      ]);
+    }
+    return {
+      verb: 'migrate',
+      ...migrateSource(sub),
+      ...common,
+      dryRun: v['dry-run'] ?? false,
+      ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
+    };
+  }
   const rollout = group === 'rollout' && ROLLOUT.includes(sub ?? '');
   const partition = group === 'set' && sub === 'partition';
   if (!rollout && !partition) {
@@ -160,6 +218,7 @@ const parse = (args: string[]) =>
       revision: { type: 'string' },
       'to-revision': { type: 'string' },
       'all-namespaces': { type: 'boolean', short: 'A' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

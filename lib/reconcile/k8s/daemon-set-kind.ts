@@ -36,6 +36,18 @@ export const ADVANCED_DAEMON_SET: DaemonSetKind = {
 };
 
 /**
+ * OpenKruise's Advanced DaemonSet, a source the kubectl plugin migrates
+ * from (its manager stopped); never reconciled here.
+ */
+export const KRUISE_DAEMON_SET: DaemonSetKind = {
+  apiVersion: 'apps.kruise.io/v1beta1',
+  kind: 'DaemonSet',
+  group: 'apps.kruise.io',
+  version: 'v1beta1',
+  resource: 'daemonsets',
+};
+
+/**
  * Returns the kind a cluster's ownership mode reconciles: a record's
  * `ownership` is the apiVersion of the kind it owns.
  */

@@ -1,0 +1,170 @@
+/**
+ * The rollout verbs of `kubectl dsr` (status, history, undo, pause, resume,
+ * restart) and `set partition`, each as kubectl does it for built-in kinds.
+ */
+import type { AdvancedDaemonSets } from '../../ports/index.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+} from '../../reconcile/k8s/types.js';
+import { match } from '../../reconcile/revision-hash.js';
+import type { PluginCommand } from './parse-plugin-args.js';
+import { rolloutStatus } from './rollout-status.js';
+import type { PluginDeps } from './run-plugin.js';
+
+export const RESOURCE = 'advanceddaemonset.apps.dsr.dev';
+/** How often `rollout status` looks again while it waits. */
+const STATUS_POLL_MS = 1_000;
+
+export type Cmd = Exclude<
+  PluginCommand,
+  { verb: 'help' } | { verb: 'get' } | { verb: 'migrate' }
+>;
+
+const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);
+
+/** Returns the own kind's rolling update settings. */
+export const rollingUpdateOf = (ds: DaemonSet) =>
+  ds.spec?.updateStrategy?.rollingUpdate;
+
+const status = async (
+  c: Cmd,
+  api: AdvancedDaemonSets,
+  ns: string,
+  deps: PluginDeps
+): Promise<string> => {
+  const deadline = c.timeoutMs ? deps.now() + c.timeoutMs : Infinity;
+  let last = '';
+  for (;;) {
+    const { message, done } = rolloutStatus(await api.get(ns, c.name));
+    if (!c.watch) return message;
+    if (message !== last) deps.write(message);
+    last = message;
+    if (done) return '';
+    if (deps.now() >= deadline) {
+      throw new Error('timed out waiting for the condition');
+    }
+    await deps.sleep(STATUS_POLL_MS);
+  }
+};
+
+const history = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
+  const ds = await api.get(ns, c.name);
+  const revisions = (await api.revisions(ds)).sort(
+    (a, b) => revisionOf(a) - revisionOf(b)
+  );
+  if (c.revision !== undefined) {
+    const r = revisions.find((x) => revisionOf(x) === c.revision);
+    if (r === undefined) {
+      throw new Error(`unable to find the specified revision`);
+    }
+    const { template } = (r.data as { spec: { template: object } }).spec;
+    const { $patch: _, ...shown } = template as Record<string, unknown>;
+    return `${RESOURCE}/${c.name} with revision #${c.revision}\nPod Template:\n${JSON.stringify(shown, null, 2)}\n`;
+  }
+  const rows = revisions.map(
+    (r) =>
+      `${String(revisionOf(r)).padEnd(10)}${r.metadata?.annotations?.['kubernetes.io/change-cause'] ?? '<none>'}`
+  );
+  return `${RESOURCE}/${c.name} \n${['REVISION  CHANGE-CAUSE', ...rows].join('\n')}\n\n`;
+};
+
+const undo = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
+  const ds = await api.get(ns, c.name);
+  const revisions = (await api.revisions(ds)).sort(
+    (a, b) => revisionOf(b) - revisionOf(a)
+  );
+  const target =
+    c.revision === undefined || c.revision === 0
+      ? revisions.find((r) => !match(ds, r))
+      : revisions.find((r) => revisionOf(r) === c.revision);
+  if (target === undefined) {
+    throw new Error(
+      c.revision
+        ? `unable to find specified revision ${c.revision} in history`
+        : 'no rollout history found'
+    );
+  }
+  if (match(ds, target)) {
+    return `${RESOURCE}/${c.name} skipped rollback (current template already matches revision ${revisionOf(target)})\n`;
+  }
+  const { template } = (target.data as { spec: { template: object } }).spec;
+  const { $patch: _, ...restored } = template as Record<string, unknown>;
+  await api.replaceTemplate(ns, c.name, restored);
+  return `${RESOURCE}/${c.name} rolled back\n`;
+};
+
+const setPaused = async (
+  c: Cmd,
+  api: AdvancedDaemonSets,
+  ns: string,
+  paused: boolean
+) => {
+  const ds = await api.get(ns, c.name);
+  if ((rollingUpdateOf(ds)?.paused === true) === paused) {
+    throw new Error(
+      `${RESOURCE} "${c.name}" is ${paused ? 'already paused' : 'not paused'}`
+    );
+  }
+  await api.patch(ns, c.name, {
+    spec: { updateStrategy: { rollingUpdate: { paused } } },
+  });
+  return `${RESOURCE}/${c.name} ${paused ? 'paused' : 'resumed'}\n`;
+};
+
+const restart = async (
+  c: Cmd,
+  api: AdvancedDaemonSets,
+  ns: string,
+  deps: PluginDeps
+) => {
+  const ds = await api.get(ns, c.name);
+  if (rollingUpdateOf(ds)?.paused === true) {
+    throw new Error(
+      `can't restart paused ${RESOURCE} (run rollout resume first)`
+    );
+  }
+  const at = new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  await api.patch(ns, c.name, {
+    spec: {
+      template: {
+        metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': at } },
+      },
+    },
+  });
+  return `${RESOURCE}/${c.name} restarted\n`;
+};
+
+const setPartition = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
+  const value = c.value ?? '0';
+  const partition = value.endsWith('%') ? value : Number(value);
+  await api.patch(ns, c.name, {
+    spec: { updateStrategy: { rollingUpdate: { partition } } },
+  });
+  return `${RESOURCE}/${c.name} partition set to ${value}\n`;
+};
+
+/** Runs one rollout or set command; returns what to print. */
+export const runRolloutCommand = (
+  c: Cmd,
+  api: AdvancedDaemonSets,
+  ns: string,
+  deps: PluginDeps
+) => {
+  switch (c.verb) {
+    case 'status':
+      return status(c, api, ns, deps);
+    case 'history':
+      return history(c, api, ns);
+    case 'undo':
+      return undo(c, api, ns);
+    case 'pause':
+      return setPaused(c, api, ns, true);
+    case 'resume':
+      return setPaused(c, api, ns, false);
+    case 'restart':
+      return restart(c, api, ns, deps);
+    case 'partition':
+      return setPartition(c, api, ns);
+  }
+};
