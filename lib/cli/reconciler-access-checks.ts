@@ -79,7 +79,9 @@ export const ADVANCED_RECONCILER_RULES: readonly PolicyRule[] = [
     resources: ['advanceddaemonsets/finalizers'],
     verbs: ['update'],
   },
-  ...RECONCILER_RULES.slice(3),
+  ...RECONCILER_RULES.slice(3, 6),
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
+  ...RECONCILER_RULES.slice(6),
 ];
 
 /** Returns the rules the reconciler needs for a cluster's ownership mode. */

@@ -57,6 +57,8 @@ export interface PodControl {
   createPod(namespace: string, pod: Pod, owner: DaemonSet): Promise<void>;
   deletePod(namespace: string, name: string, owner: DaemonSet): Promise<void>;
   patchPod(namespace: string, name: string, patch: Patch): Promise<void>;
+  /** Patches the pod's status subresource (in-place update conditions). */
+  patchPodStatus(namespace: string, name: string, patch: Patch): Promise<void>;
 }
 
 /** Writes ControllerRevisions (upstream calls the clientset directly). */

@@ -15,6 +15,9 @@ export const EventReason = {
   FailedCreate: 'FailedCreate',
   SuccessfulDelete: 'SuccessfulDelete',
   FailedDelete: 'FailedDelete',
+  /** The own kind's in-place image update (Kruise's reasons). */
+  SuccessfulUpdatePodInPlace: 'SuccessfulUpdatePodInPlace',
+  FailedUpdatePodInPlace: 'FailedUpdatePodInPlace',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

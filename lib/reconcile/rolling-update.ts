@@ -21,6 +21,7 @@
 
 import { InvalidObjectError, SyncError } from '../errors.js';
 import { filterDaemonPodsNodeToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
+import { isDaemonPodAvailable } from './advanced/in-place-update.js';
 import {
   getPartition,
   isPreparingDelete,
@@ -28,7 +29,7 @@ import {
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
-import { isPodAvailable, podName } from './k8s/pod-util.js';
+import { podName } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
@@ -147,12 +148,12 @@ const planWithoutSurge = (
       // manage() prunes, creates or deletes here; count it as unavailable.
       numUnavailable++;
     } else if (newPod !== undefined) {
-      if (!isPodAvailable(newPod, minReady, nowMs)) numUnavailable++;
+      if (!isDaemonPodAvailable(newPod, minReady, nowMs)) numUnavailable++;
       if (isPreparingDelete(newPod)) numUnavailable++;
     } else {
       // Only an old pod: a candidate for replacement.
       const old = oldPod as Pod;
-      if (!isPodAvailable(old, minReady, nowMs)) {
+      if (!isDaemonPodAvailable(old, minReady, nowMs)) {
         allowedReplacementPods.push(podName(old));
         numUnavailable++;
       } else if (numUnavailable < budget.maxUnavailable) {
@@ -203,13 +204,16 @@ const planWithSurge = (
       continue;
     }
     const counted = oldPod ?? newPod;
-    if (counted !== undefined && isPodAvailable(counted, minReady, nowMs)) {
+    if (
+      counted !== undefined &&
+      isDaemonPodAvailable(counted, minReady, nowMs)
+    ) {
       numAvailable++;
     }
     // manage() handles a node whose old pod a preDelete hook holds.
     if (oldPod === undefined || isPreparingDelete(oldPod)) continue;
     if (newPod === undefined) {
-      if (!isPodAvailable(oldPod, minReady, nowMs)) {
+      if (!isDaemonPodAvailable(oldPod, minReady, nowMs)) {
         if (shouldRunOn(nodeName)) allowedNewNodes.push(nodeName);
         else oldPodsToDelete.push(podName(oldPod));
       } else if (!shouldRunOn(nodeName)) {
@@ -217,7 +221,7 @@ const planWithSurge = (
       } else if (numSurge < budget.maxSurge) {
         candidateNewNodes.push(nodeName);
       }
-    } else if (!isPodAvailable(newPod, minReady, nowMs)) {
+    } else if (!isDaemonPodAvailable(newPod, minReady, nowMs)) {
       numSurge++;
     } else {
       oldPodsToDelete.push(podName(oldPod));

@@ -8,11 +8,11 @@
  * caller says expectations were satisfied; `conditions` and `collisionCount`
  * are never touched here.
  */
+import { isDaemonPodAvailable } from './advanced/in-place-update.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { nameOf } from './k8s/meta.js';
 import {
   getTemplateGeneration,
-  isPodAvailable,
   isPodReady,
   isPodUpdated,
   sortByCreationTimestampAndPhase,
@@ -67,7 +67,7 @@ export const calculateStatus = (
     c.currentNumberScheduled++;
     if (isPodReady(oldest)) {
       c.numberReady++;
-      if (isPodAvailable(oldest, minReady, nowMs)) c.numberAvailable++;
+      if (isDaemonPodAvailable(oldest, minReady, nowMs)) c.numberAvailable++;
     }
     if (isPodUpdated(oldest, hash, generation)) c.updatedNumberScheduled++;
   }

@@ -7,6 +7,7 @@
 
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
+import { isInPlaceIfPossible } from '../reconcile/advanced/in-place-update.js';
 import { isDaemonSetPaused } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
 import { isEmptyLabelSelector } from '../reconcile/k8s/label-selector.js';
@@ -22,6 +23,7 @@ import {
   saveFailedPodBackoff,
 } from './failed-pod-backoff.js';
 import { cleanupHistory, constructHistory } from './history.js';
+import { refreshUpdateStates, updatePodsInPlace } from './in-place.js';
 import { syncNodes } from './sync-nodes.js';
 import { updateDaemonSetStatus } from './update-status.js';
 
@@ -81,12 +83,16 @@ const updateDaemonSet = async (
 ): Promise<number | undefined> => {
   const requeueAfterMs = await manage(ctx, nodes, hash);
   // Roll only when manage() had nothing in flight.
+  if (!(await ctx.deps.expectations.satisfiedExpectations(ctx.key))) {
+    await cleanupHistory(ctx, old);
+    return requeueAfterMs;
+  }
+  const byNode = await nodesToDaemonPods(ctx, false);
+  await refreshUpdateStates(ctx);
   if (
-    (await ctx.deps.expectations.satisfiedExpectations(ctx.key)) &&
     ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
     !isDaemonSetPaused(ctx.ds)
   ) {
-    const byNode = await nodesToDaemonPods(ctx, false);
     const plan = planRollingUpdate(
       ctx.ds,
       nodes,
@@ -94,7 +100,16 @@ const updateDaemonSet = async (
       hash,
       ctx.deps.clock.now()
     );
-    await syncNodes(ctx, plan, hash);
+    const podsToDelete = isInPlaceIfPossible(ctx.ds)
+      ? await updatePodsInPlace(
+          ctx,
+          plan.podsToDelete,
+          old,
+          hash,
+          plan.desiredNumberScheduled
+        )
+      : plan.podsToDelete;
+    await syncNodes(ctx, { ...plan, podsToDelete }, hash);
   }
   await cleanupHistory(ctx, old);
   return requeueAfterMs;

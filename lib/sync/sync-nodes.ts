@@ -11,6 +11,10 @@ import {
   isApiError,
   toError,
 } from '../errors.js';
+import {
+  isInPlaceIfPossible,
+  withInPlaceReadinessGate,
+} from '../reconcile/advanced/in-place-update.js';
 import { planPreparingDelete } from '../reconcile/advanced/pre-delete.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
@@ -33,11 +37,14 @@ const createPods = async (
 ): Promise<number> => {
   const { ds, deps, key } = ctx;
   const namespace = ctx.dsKey.namespace;
-  const template = createPodTemplate(
+  const base = createPodTemplate(
     ds.spec?.template as PodTemplateSpec,
     getTemplateGeneration(ds),
     hash
   );
+  const template = isInPlaceIfPossible(ds)
+    ? withInPlaceReadinessGate(base)
+    : base;
   let pos = 0;
   let created = 0;
   for (const batch of slowStartBatchSizes(nodeNames.length)) {

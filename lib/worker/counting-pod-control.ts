@@ -18,4 +18,7 @@ export class CountingPodControl implements PodControl {
   patchPod(namespace: string, name: string, patch: Patch) {
     return this.inner.patchPod(namespace, name, patch);
   }
+  patchPodStatus(namespace: string, name: string, patch: Patch) {
+    return this.inner.patchPodStatus(namespace, name, patch);
+  }
 }

@@ -45,4 +45,7 @@ export class SelfObservingPodControl implements PodControl {
   patchPod(namespace: string, name: string, patch: Patch) {
     return this.#inner.patchPod(namespace, name, patch);
   }
+  patchPodStatus(namespace: string, name: string, patch: Patch) {
+    return this.#inner.patchPodStatus(namespace, name, patch);
+  }
 }

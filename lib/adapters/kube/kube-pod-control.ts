@@ -94,4 +94,13 @@ export class KubePodControl implements PodControl {
       { body: patch.body, contentType: patchContentType(patch) }
     );
   }
+
+  async patchPodStatus(namespace: string, name: string, patch: Patch) {
+    await this.#http.request(
+      `patch status of pod ${namespace}/${name}`,
+      'PATCH',
+      `${paths.pod(namespace, name)}/status`,
+      { body: patch.body, contentType: patchContentType(patch) }
+    );
+  }
 }

@@ -36,19 +36,30 @@ const byName = <T extends KubeObject>(items: T[], name: string) =>
   items.find((o) => o.metadata?.name === name);
 
 /** Applies the few patch shapes the controller sends (ownerRefs, labels). */
+/**
+ * Applies the strategic-merge patches the sync sends: labels and
+ * annotations merged, ownerReferences by uid (with `$patch: delete`),
+ * containers by name, status conditions by type.
+ */
 const applyPatch = <T extends KubeObject>(obj: T, patch: Patch): void => {
   const body = JSON.parse(patch.body) as {
-    metadata: {
+    metadata?: {
       labels?: Record<string, string>;
+      annotations?: Record<string, string>;
       ownerReferences?: ({ $patch?: string; uid: string } & object)[];
     };
+    spec?: { containers?: { name: string; image?: string }[] };
+    status?: { conditions?: { type: string }[] };
   };
   const meta = obj.metadata ?? {};
   obj.metadata = meta;
-  if (body.metadata.labels) {
+  if (body.metadata?.labels) {
     meta.labels = { ...meta.labels, ...body.metadata.labels };
   }
-  for (const ref of body.metadata.ownerReferences ?? []) {
+  if (body.metadata?.annotations) {
+    meta.annotations = { ...meta.annotations, ...body.metadata.annotations };
+  }
+  for (const ref of body.metadata?.ownerReferences ?? []) {
     const others = (meta.ownerReferences ?? []).filter(
       (r) => r.uid !== ref.uid
     );
@@ -56,6 +67,19 @@ const applyPatch = <T extends KubeObject>(obj: T, patch: Patch): void => {
       ref.$patch === 'delete'
         ? others
         : [...others, ref as NonNullable<typeof meta.ownerReferences>[number]];
+  }
+  const pod = obj as unknown as Pod;
+  for (const c of body.spec?.containers ?? []) {
+    const target = pod.spec?.containers.find((x) => x.name === c.name);
+    if (target && c.image !== undefined) target.image = c.image;
+  }
+  for (const cond of body.status?.conditions ?? []) {
+    const status = pod.status ?? {};
+    pod.status = status;
+    status.conditions = [
+      ...(status.conditions ?? []).filter((x) => x.type !== cond.type),
+      cond as NonNullable<typeof status.conditions>[number],
+    ];
   }
 };
 
@@ -75,6 +99,8 @@ export class FakeCluster
   /** Pod names deleted since the last `clearRecords`. */
   deleted: string[] = [];
   patches: { name: string; patch: Patch }[] = [];
+  /** Pod status patches (in-place update conditions). */
+  statusPatches: { name: string; patch: Patch }[] = [];
   createCallCount = 0;
   /** Creates beyond this many calls fail (upstream `CreateLimit`); 0 = none. */
   createLimit = 0;
@@ -104,6 +130,7 @@ export class FakeCluster
     this.created = [];
     this.deleted = [];
     this.patches = [];
+    this.statusPatches = [];
     this.createCallCount = 0;
   }
 
@@ -188,6 +215,12 @@ export class FakeCluster
     if (pod === undefined) throw notFound(`pod ${name}`);
     applyPatch(pod, patch);
     this.patches.push({ name, patch });
+  }
+  async patchPodStatus(_namespace: string, name: string, patch: Patch) {
+    const pod = byName(this.pods, name);
+    if (pod === undefined) throw notFound(`pod ${name}`);
+    applyPatch(pod, patch);
+    this.statusPatches.push({ name, patch });
   }
 
   // RevisionControl

@@ -367,4 +367,85 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     expect(images).toEqual(Array(s.nodes.length).fill('agent:1'));
     expect(s.stack.metrics.conflicts.size).toBe(0);
   });
+
+  it('updates an image in place (InPlaceIfPossible): same pods, new image, no restart', async () => {
+    // Prepare
+    await s.admin.request(
+      'create inplace',
+      'POST',
+      advancedDaemonSetsPath(s.ns),
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps.dsr.dev/v1beta1',
+          kind: 'AdvancedDaemonSet',
+          metadata: { name: 'inplace' },
+          spec: {
+            selector: { matchLabels: { app: 'inplace' } },
+            template: {
+              metadata: { labels: { app: 'inplace' } },
+              spec: {
+                nodeSelector: s.selector,
+                containers: [{ name: 'c', image: 'agent:1' }],
+              },
+            },
+            updateStrategy: {
+              rollingUpdate: {
+                rollingUpdateType: 'InPlaceIfPossible',
+                maxUnavailable: 2,
+              },
+            },
+          },
+        }),
+      }
+    );
+    const path = `${advancedDaemonSetsPath(s.ns)}/inplace`;
+    const converged = async (image: string) => {
+      const ds = await s.admin.request<DaemonSet>('get inplace', 'GET', path);
+      const pods = await livePodsOf(s.admin, s.ns, 'inplace');
+      const st = ds.status;
+      return (
+        st?.desiredNumberScheduled === s.nodes.length &&
+        st.updatedNumberScheduled === s.nodes.length &&
+        st.numberAvailable === s.nodes.length &&
+        st.observedGeneration === ds.metadata?.generation &&
+        pods.length === s.nodes.length &&
+        pods.every((p) => p.spec?.containers[0]?.image === image)
+      );
+    };
+    await eventually('inplace converged', () => converged('agent:1'), 60_000);
+    const before = (await livePodsOf(s.admin, s.ns, 'inplace'))
+      .map((p) => p.metadata?.uid)
+      .sort();
+    const sampler = RolloutSampler.start(s.admin, s.ns, s.nodes);
+    // Act
+    await s.admin.request('patch inplace', 'PATCH', path, {
+      body: JSON.stringify({
+        spec: {
+          template: { spec: { containers: [{ name: 'c', image: 'agent:2' }] } },
+        },
+      }),
+      contentType: 'application/merge-patch+json',
+    });
+    const ms = await eventually(
+      'updated in place',
+      () => converged('agent:2'),
+      60_000
+    );
+    await sampler.stop();
+    // Assess
+    const pods = await livePodsOf(s.admin, s.ns, 'inplace');
+    console.log(`in-place update of ${pods.length} pods took ${ms} ms`);
+    expect(pods.map((p) => p.metadata?.uid).sort()).toEqual(before);
+    for (const pod of pods) {
+      expect(pod.spec?.readinessGates).toEqual([
+        { conditionType: 'InPlaceUpdateReady' },
+      ]);
+      expect(
+        pod.metadata?.annotations?.['apps.kruise.io/inplace-update-state']
+      ).toContain('"revision"');
+      expect(pod.status?.containerStatuses?.[0]?.imageID).toBe(
+        'kwok://agent:2'
+      );
+    }
+  });
 });

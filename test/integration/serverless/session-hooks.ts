@@ -51,6 +51,9 @@ export class KillingPodControl implements PodControl {
   patchPod(...args: Parameters<PodControl['patchPod']>) {
     return this.#inner.patchPod(...args);
   }
+  patchPodStatus(...args: Parameters<PodControl['patchPodStatus']>) {
+    return this.#inner.patchPodStatus(...args);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * gates creation.
  */
 import { describe, expect, it } from 'vitest';
+import { INPLACE_UPDATE_READY } from '#lib/reconcile/advanced/in-place-update.js';
 import {
   LIFECYCLE_STATE_LABEL,
   PREPARING_DELETE,
@@ -13,7 +14,11 @@ import {
 import { ADVANCED_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '#lib/reconcile/k8s/types.js';
-import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
+import {
+  makeNodes,
+  newDaemonSet,
+  setTemplate,
+} from '../../../helpers/builders.js';
 import {
   addDaemonSet,
   clearExpectations,
@@ -274,6 +279,148 @@ describe('syncDaemonSet (own kind)', () => {
       }
       // Act / Assess: upstream keeps it; nothing happens.
       await step(h, ds, 0, 0);
+    });
+  });
+
+  describe('with rollingUpdateType InPlaceIfPossible', () => {
+    /** An own-kind DaemonSet that updates images in place, one node at a time. */
+    const inPlace = (): DaemonSet => {
+      const ds = advancedDaemonSet({});
+      ds.apiVersion = ADVANCED_DAEMON_SET.apiVersion;
+      ds.kind = ADVANCED_DAEMON_SET.kind;
+      const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
+      if (rollingUpdate) {
+        rollingUpdate.maxUnavailable = 1;
+        rollingUpdate.rollingUpdateType = 'InPlaceIfPossible';
+      }
+      return ds;
+    };
+
+    /** Plays the kubelet: the patched image was pulled (a new imageID). */
+    const pulled = (h: Harness) => {
+      for (const pod of h.cluster.pods) {
+        const status = pod.status ?? {};
+        pod.status = status;
+        status.containerStatuses = (pod.spec?.containers ?? []).map((c) => ({
+          name: c.name,
+          image: c.image ?? '',
+          imageID: `pulled://${c.image}`,
+          ready: true,
+          restartCount: 0,
+        }));
+      }
+    };
+
+    const conditionOf = (h: Harness, name: string | undefined) =>
+      h.cluster.pods
+        .find((p) => p.metadata?.name === name)
+        ?.status?.conditions?.find((c) => c.type === INPLACE_UPDATE_READY)
+        ?.status;
+
+    it('creates pods with the readiness gate, then marks them ready for service', async () => {
+      // Prepare / Act
+      const ds = inPlace();
+      const h = await launch(ds, 2);
+      await step(h, ds, 0, 0);
+      // Assess
+      for (const pod of h.cluster.pods) {
+        expect(pod.spec?.readinessGates).toEqual([
+          { conditionType: INPLACE_UPDATE_READY },
+        ]);
+        expect(conditionOf(h, pod.metadata?.name)).toBe('True');
+      }
+    });
+
+    it('updates an image change in place, one pod at a time, keeping every pod', async () => {
+      // Prepare
+      const ds = inPlace();
+      const h = await launch(ds, 2);
+      await step(h, ds, 0, 0);
+      const names = h.cluster.pods.map((p) => p.metadata?.name).sort();
+      setImage(h, ds, 'foo2/bar2');
+      // Act: the first pod is patched, not deleted.
+      await clearExpectations(h, ds);
+      await expectSync(h, ds, { creates: 0, deletes: 0, events: 1 });
+      const first = h.cluster.pods.find(
+        (p) => p.spec?.containers[0]?.image === 'foo2/bar2'
+      );
+      const stalled = h.cluster.pods.filter(
+        (p) => p.spec?.containers[0]?.image === 'foo2/bar2'
+      ).length;
+      // Nothing more until the kubelet reports the new image.
+      await step(h, ds, 0, 0);
+      pulled(h);
+      await step(h, ds, 0, 0);
+      const firstReady = conditionOf(h, first?.metadata?.name);
+      await clearExpectations(h, ds);
+      await expectSync(h, ds, { creates: 0, deletes: 0, events: 1 });
+      pulled(h);
+      await step(h, ds, 0, 0);
+      // Assess
+      expect(stalled).toBe(1);
+      expect(firstReady).toBe('True');
+      expect(h.cluster.pods.map((p) => p.metadata?.name).sort()).toEqual(names);
+      expect(h.cluster.pods.map((p) => p.spec?.containers[0]?.image)).toEqual([
+        'foo2/bar2',
+        'foo2/bar2',
+      ]);
+      expect(stored(h, ds).status?.updatedNumberScheduled).toBe(2);
+      expect(stored(h, ds).status?.numberAvailable).toBe(2);
+    });
+
+    it('recreates a pod when more than the image changed', async () => {
+      // Prepare
+      const ds = inPlace();
+      const h = await launch(ds, 2);
+      await step(h, ds, 0, 0);
+      setTemplate(stored(h, ds), (t) => {
+        const [c] = t.spec?.containers ?? [];
+        if (c) c.env = [{ name: 'E', value: '1' }];
+      });
+      // Act / Assess
+      await step(h, ds, 0, 1);
+    });
+
+    it('recreates a pod created without the readiness gate', async () => {
+      // Prepare: pods of a Standard rollout, then the type switches.
+      const ds = inPlace();
+      const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
+      if (rollingUpdate) rollingUpdate.rollingUpdateType = 'Standard';
+      const h = await launch(ds, 2);
+      updateSpec(h, ds, (s) => {
+        const r = s.updateStrategy?.rollingUpdate;
+        if (r) r.rollingUpdateType = 'InPlaceIfPossible';
+      });
+      setImage(h, ds, 'foo2/bar2');
+      // Act / Assess
+      await step(h, ds, 0, 1);
+    });
+
+    it('recreates a pod whose old revision holds no template', async () => {
+      // Prepare
+      const ds = inPlace();
+      const h = await launch(ds, 1);
+      await step(h, ds, 0, 0);
+      for (const r of h.cluster.revisions) r.data = undefined;
+      setImage(h, ds, 'foo2/bar2');
+      // Act / Assess
+      await step(h, ds, 0, 1);
+    });
+
+    it('reports a failed in-place update as a sync error and a Warning event', async () => {
+      // Prepare
+      const ds = inPlace();
+      const h = await launch(ds, 2);
+      await step(h, ds, 0, 0);
+      setImage(h, ds, 'foo2/bar2');
+      h.cluster.patchError = new Error('patch refused');
+      // Act
+      await clearExpectations(h, ds);
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error?.message).toContain('patch refused');
+      expect(h.events.events.at(-1)?.reason).toBe('FailedUpdatePodInPlace');
+      expect(h.cluster.deleted).toEqual([]);
     });
   });
 });
