@@ -82,24 +82,26 @@ export class KubeAdvancedDaemonSets
     );
   }
 
-  async revisions(ds: DaemonSet) {
+  /** Lists `what` the DaemonSet's selector matches and it controls. */
+  async #controlled<T extends KubeObject>(
+    ds: DaemonSet,
+    what: 'pods' | 'revisions'
+  ): Promise<T[]> {
     const ns = ds.metadata?.namespace ?? '';
-    const revisions = await this.#http.list<ControllerRevision>(
-      `list revisions of ${ns}/${ds.metadata?.name}`,
-      paths.revisions(ns),
+    const items = await this.#http.list<T>(
+      `list ${what} of ${ns}/${ds.metadata?.name}`,
+      paths[what](ns),
       { labelSelector: labelSelectorQuery(ds.spec?.selector) }
     );
-    return revisions.filter(ownedBy(ds));
+    return items.filter(ownedBy(ds));
   }
 
-  async pods(ds: DaemonSet) {
-    const ns = ds.metadata?.namespace ?? '';
-    const pods = await this.#http.list<Pod>(
-      `list pods of ${ns}/${ds.metadata?.name}`,
-      paths.pods(ns),
-      { labelSelector: labelSelectorQuery(ds.spec?.selector) }
-    );
-    return pods.filter(ownedBy(ds));
+  revisions(ds: DaemonSet) {
+    return this.#controlled<ControllerRevision>(ds, 'revisions');
+  }
+
+  pods(ds: DaemonSet) {
+    return this.#controlled<Pod>(ds, 'pods');
   }
 
   async find(k: DaemonSetKind, namespace: string, name: string) {
