@@ -7,6 +7,7 @@
  * SelfSubjectAccessReview each).
  */
 import { ApiErrorReason, KubeApiError } from '../errors.js';
+import { findRivalDaemonSetController } from '../policy/fight-detection.js';
 import type { ClusterConnection, ClusterRecord } from '../ports/index.js';
 import { describeNetworkFailure } from './describe-network-failure.js';
 import {
@@ -186,6 +187,37 @@ const reviewAccess = async (
   check.missing = check.access.filter((a) => !a.allowed).map(formatAccessCheck);
 };
 
+/**
+ * Says which ownership mode fits: an apps/v1 registration where another
+ * DaemonSet controller writes DaemonSet status would fight it (and be
+ * fenced), so it is a problem, with the mode to use instead.
+ */
+const reviewOwnership = async (
+  cluster: CheckConnection,
+  check: ClusterCheck,
+  record: ClusterRecord
+): Promise<void> => {
+  if (record.ownership !== 'apps/v1') {
+    check.notes.push(
+      "owns AdvancedDaemonSets (apps.dsr.dev) only; the cluster's own controller keeps apps/v1 DaemonSets"
+    );
+    return;
+  }
+  try {
+    const rival = findRivalDaemonSetController(
+      await cluster.probe.daemonSetStatusManagers()
+    );
+    if (rival === undefined) return;
+    check.problems.push(
+      `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`
+    );
+  } catch (e) {
+    check.notes.push(
+      `could not tell whether another DaemonSet controller is active: ${describeError(e)}`
+    );
+  }
+};
+
 /** Returns what a check from this machine cannot prove for the functions. */
 const notesFor = (record: ClusterRecord): string[] => {
   if (record.auth.type === 'kubeconfig') {
@@ -240,6 +272,7 @@ export const checkCluster = async (
       await reviewSelf(cluster, check);
       if (check.authenticated) {
         await reviewAccess(cluster, check, record.ownership);
+        await reviewOwnership(cluster, check, record);
       }
     }
   } finally {

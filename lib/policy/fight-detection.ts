@@ -4,6 +4,7 @@
  * observation could be a leftover of a takeover; two within minutes mean
  * another DaemonSet controller is running, and acting on would churn pods.
  */
+import { USER_AGENT } from './identity.js';
 
 /** Observations within the window that fence the cluster. */
 export const FIGHT_THRESHOLD = 2;
@@ -11,3 +12,17 @@ export const FIGHT_THRESHOLD = 2;
 export const FIGHT_WINDOW_MS = 10 * 60_000;
 /** The Event reason raised on the DaemonSet when the cluster is fenced. */
 export const CONTROLLER_CONFLICT_REASON = 'ControllerConflict';
+
+/**
+ * Returns the first DaemonSet whose status another manager writes (a
+ * DaemonSet controller other than this product), or undefined.
+ */
+export const findRivalDaemonSetController = (
+  daemonSets: readonly { daemonSet: string; managers: readonly string[] }[]
+): { daemonSet: string; manager: string } | undefined => {
+  for (const { daemonSet, managers } of daemonSets) {
+    const manager = managers.find((m) => m !== USER_AGENT);
+    if (manager !== undefined) return { daemonSet, manager };
+  }
+  return undefined;
+};

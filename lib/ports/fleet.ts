@@ -157,6 +157,13 @@ export interface ClusterProbe {
   whoAmI(): Promise<string | undefined>;
   /** Returns whether the server allows one request (SelfSubjectAccessReview). */
   canI(attributes: ResourceAttributes): Promise<boolean>;
+  /**
+   * Returns, per apps/v1 DaemonSet of kube-system (`namespace/name`), the
+   * field managers that wrote its status: who runs DaemonSets there.
+   */
+  daemonSetStatusManagers(): Promise<
+    { daemonSet: string; managers: string[] }[]
+  >;
 }
 
 /**

@@ -3,7 +3,10 @@
  * SelfSubjectAccessReviews.
  */
 import type { ClusterProbe, ResourceAttributes } from '../../ports/index.js';
+import { NATIVE_DAEMON_SET } from '../../reconcile/k8s/daemon-set-kind.js';
+import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
+import { paths } from './paths.js';
 
 interface VersionInfo {
   gitVersion?: string;
@@ -19,9 +22,9 @@ interface AccessReview {
 
 /** Asks a cluster `clusters check`'s questions through `http`. */
 export class KubeClusterProbe implements ClusterProbe {
-  readonly #http: Pick<KubeHttp, 'request'>;
+  readonly #http: Pick<KubeHttp, 'request' | 'list'>;
 
-  constructor({ http }: { http: Pick<KubeHttp, 'request'> }) {
+  constructor({ http }: { http: Pick<KubeHttp, 'request' | 'list'> }) {
     this.#http = http;
   }
 
@@ -47,6 +50,23 @@ export class KubeClusterProbe implements ClusterProbe {
       }
     );
     return review.status?.userInfo?.username;
+  }
+
+  async daemonSetStatusManagers() {
+    const list = await this.#http.request<{ items?: DaemonSet[] }>(
+      'list daemonsets',
+      'GET',
+      // kube-system: where managed control planes run their own DaemonSets
+      // (kube-proxy, aws-node, …), status written by their controller.
+      paths.daemonSets(NATIVE_DAEMON_SET, 'kube-system'),
+      { query: { limit: 100 } }
+    );
+    return (list.items ?? []).map((ds) => ({
+      daemonSet: `${ds.metadata?.namespace}/${ds.metadata?.name}`,
+      managers: (ds.metadata?.managedFields ?? [])
+        .filter((f) => f.subresource === 'status')
+        .map((f) => f.manager ?? ''),
+    }));
   }
 
   async canI(attributes: ResourceAttributes): Promise<boolean> {

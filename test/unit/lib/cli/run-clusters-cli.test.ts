@@ -230,7 +230,12 @@ describe('runClustersCli', () => {
       let closed = 0;
       const silent = () => new Promise<never>(() => undefined);
       deps.connect = async () => ({
-        probe: { version: silent, whoAmI: silent, canI: silent },
+        probe: {
+          version: silent,
+          whoAmI: silent,
+          canI: silent,
+          daemonSetStatusManagers: silent,
+        },
         close: () => {
           closed++;
         },
