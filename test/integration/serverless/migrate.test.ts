@@ -7,17 +7,26 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
+import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
+import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import { checkCluster } from '#lib/cli/check-cluster.js';
 import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { ClusterRecord } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
+import { FakeLogger } from '../../helpers/fakes/fake-logger.js';
 import {
   advancedDaemonSetsPath,
   ensureAdvancedDaemonSetCrd,
 } from '../../testbed/advanced-daemonset-crd.js';
-import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
+import {
+  createAgentDaemonSet,
+  createDaemonSet,
+} from '../../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
 import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -156,5 +165,53 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
       stdout: '',
       stderr: `error: daemonset.apps "none" not found in ${s.ns}\n`,
     });
+  });
+
+  it('clusters check: an apps/v1 registration beside an active DaemonSet controller fails, naming the own kind', async () => {
+    // Prepare: a DaemonSet in kube-system, as managed control planes run them.
+    const name = `probe-${s.ns}`.slice(0, 60);
+    await createDaemonSet(s.admin, 'kube-system', name, { none: 'x' });
+    await eventually('kube-controller-manager wrote its status', async () => {
+      const ds = await s.admin.request<DaemonSet>(
+        'get probe',
+        'GET',
+        `/apis/apps/v1/namespaces/kube-system/daemonsets/${name}`
+      );
+      return ds.status?.observedGeneration === ds.metadata?.generation;
+    });
+    const connector = new ClusterConnector({
+      clock: systemClock,
+      logger: new FakeLogger(),
+    });
+    const record = (ownership: ClusterRecord['ownership']): ClusterRecord => ({
+      id: 'probe',
+      endpoint: '',
+      caData: '',
+      auth: { type: 'kubeconfig', path: inject('kubeconfigPath') },
+      ownership,
+      bridgeMode: 'watch',
+    });
+    const deps = {
+      connect: (r: ClusterRecord) => connector.connect(r),
+      serverOf: serverOfRecord,
+      timeoutMs: 5_000,
+    };
+    try {
+      // Act
+      const native = await checkCluster(record('apps/v1'), deps);
+      const own = await checkCluster(record('apps.dsr.dev/v1beta1'), deps);
+      // Assess
+      expect(native.ok).toBe(false);
+      expect(native.problems).toContain(
+        `ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/${name}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`
+      );
+      expect(own.problems.filter((p) => p.startsWith('ownership'))).toEqual([]);
+    } finally {
+      await s.admin.request(
+        'delete probe',
+        'DELETE',
+        `/apis/apps/v1/namespaces/kube-system/daemonsets/${name}`
+      );
+    }
   });
 });
