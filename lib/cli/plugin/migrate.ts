@@ -173,10 +173,9 @@ export const migrateDaemonSet = async (
   const uid = source.metadata?.uid ?? '';
   await api.deleteOrphaning(sourceKind, namespace, name, uid);
   const deadline = o.now() + o.timeoutMs;
-  let owned = Number.POSITIVE_INFINITY;
   for (;;) {
     const dependents = await api.dependents(namespace, source.spec?.selector);
-    owned = dependents.filter((d) =>
+    const owned = dependents.filter((d) =>
       (d.metadata?.ownerReferences ?? []).some((r) => r.uid === uid)
     ).length;
     if (owned === 0) break;
