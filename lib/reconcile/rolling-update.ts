@@ -20,12 +20,9 @@
  */
 
 import { InvalidObjectError, SyncError } from '../errors.js';
-import { filterDaemonPodsNodeToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
+import { filterDaemonPodsToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
 import { isDaemonPodAvailable } from './advanced/in-place-update.js';
-import {
-  getPartition,
-  isPreparingDelete,
-} from './advanced/rollout-controls.js';
+import { isPreparingDelete } from './advanced/rollout-controls.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
@@ -250,40 +247,6 @@ const planWithSurge = (
   };
 };
 
-/**
- * Returns the budget with its node map cut to the nodes the own kind's
- * partition and canary selector let the update touch (Kruise
- * `filterDaemonPodsToUpdate`); unchanged when neither is set, as always for
- * apps/v1 (Kruise's filter then keeps every node and only reorders them, and
- * the order within a pass is not a guarantee here or upstream).
- */
-const workingSet = (
-  ds: DaemonSet,
-  nodes: readonly Node[],
-  hash: string,
-  budget: UpdateBudget
-): UpdateBudget => {
-  const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
-  if (rollingUpdate?.partition === undefined && !rollingUpdate?.selector) {
-    return budget;
-  }
-  const partition = getPartition(ds, budget.desiredNumberScheduled) ?? 0;
-  const names = filterDaemonPodsNodeToUpdate(
-    ds,
-    nodes,
-    hash,
-    budget.nodeToDaemonPods,
-    partition
-  );
-  const pods = budget.nodeToDaemonPods;
-  return {
-    ...budget,
-    nodeToDaemonPods: new Map(
-      names.map((n) => [n, pods.get(n) as readonly Pod[]])
-    ),
-  };
-};
-
 /** Returns the pods to delete and nodes to surge onto (upstream `rollingUpdate`). */
 export const planRollingUpdate = (
   ds: DaemonSet,
@@ -292,7 +255,7 @@ export const planRollingUpdate = (
   hash: string,
   nowMs: number
 ): RollingUpdatePlan => {
-  const budget = workingSet(
+  const budget = filterDaemonPodsToUpdate(
     ds,
     nodes,
     hash,

@@ -20,8 +20,9 @@
 import { labelSelectorMatches } from '../k8s/label-selector.js';
 import { nameOf } from '../k8s/meta.js';
 import type { DaemonSet, Node, Pod } from '../k8s/types.js';
+import type { UpdateBudget } from '../rolling-update.js';
 import { findUpdatedPodsOnNode } from '../updated-pods.js';
-import { isPreparingDelete } from './rollout-controls.js';
+import { getPartition, isPreparingDelete } from './rollout-controls.js';
 
 /** Returns the nodes a rolling update may act on, in Kruise's order. */
 export const filterDaemonPodsNodeToUpdate = (
@@ -52,4 +53,38 @@ export const filterDaemonPodsNodeToUpdate = (
   }
   const ordered = [...updated, ...updating, ...(selector ? selected : rest)];
   return ordered.slice(0, Math.max(names.length - partition, 0));
+};
+
+/**
+ * Returns the budget with its node map cut to the nodes the own kind's
+ * partition and canary selector let the update touch (Kruise
+ * `filterDaemonPodsToUpdate`); unchanged when neither is set, as always for
+ * apps/v1 (Kruise's filter then keeps every node and only reorders them, and
+ * the order within a pass is not a guarantee here or upstream).
+ */
+export const filterDaemonPodsToUpdate = (
+  ds: DaemonSet,
+  nodes: readonly Node[],
+  hash: string,
+  budget: UpdateBudget
+): UpdateBudget => {
+  const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
+  if (rollingUpdate?.partition === undefined && !rollingUpdate?.selector) {
+    return budget;
+  }
+  const partition = getPartition(ds, budget.desiredNumberScheduled) ?? 0;
+  const names = filterDaemonPodsNodeToUpdate(
+    ds,
+    nodes,
+    hash,
+    budget.nodeToDaemonPods,
+    partition
+  );
+  const pods = budget.nodeToDaemonPods;
+  return {
+    ...budget,
+    nodeToDaemonPods: new Map(
+      names.map((n) => [n, pods.get(n) as readonly Pod[]])
+    ),
+  };
 };
