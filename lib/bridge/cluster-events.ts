@@ -31,7 +31,6 @@ export const RESOURCES: readonly WatchedResource[] = [
   'nodes',
   'revisions',
 ];
-type Resource = WatchedResource;
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** The event handling of one cluster's bridge run. */
@@ -75,7 +74,11 @@ export class ClusterEvents {
   }
 
   /** Handles one event of `resource`. */
-  onEvent(resource: Resource, type: EventType, obj: KubeObject): Promise<void> {
+  onEvent(
+    resource: WatchedResource,
+    type: EventType,
+    obj: KubeObject
+  ): Promise<void> {
     switch (resource) {
       case 'daemonSets':
         return this.#onDaemonSet(type, obj);
@@ -89,7 +92,7 @@ export class ClusterEvents {
   }
 
   /** Repairs after a 410 on `resource`; returns where to resume. */
-  async onGone(resource: Resource): Promise<string> {
+  async onGone(resource: WatchedResource): Promise<string> {
     switch (resource) {
       case 'daemonSets': {
         const rv = await this.relistDaemonSets();
@@ -116,7 +119,7 @@ export class ClusterEvents {
   }
 
   /** Returns the collection's current resourceVersion (a one-item list). */
-  currentVersion(resource: Resource): Promise<string> {
+  currentVersion(resource: WatchedResource): Promise<string> {
     return this.#d.watch.currentVersion(resource);
   }
 

@@ -16,7 +16,11 @@
  * revision written by kube-controller-manager is reused as it is.
  */
 import { marshalGoJson, toWellFormed } from './k8s/go-json.js';
-import type { ControllerRevision, DaemonSet } from './k8s/types.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  PodTemplateSpec,
+} from './k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
 
 const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -60,6 +64,21 @@ export const getPatch = (ds: DaemonSet): string => {
   return marshalGoJson({
     spec: { template: { ...template, $patch: 'replace' } },
   });
+};
+
+/**
+ * Returns the pod template a revision stores (the inverse of getPatch), or
+ * undefined when it holds none.
+ */
+export const revisionTemplate = (
+  revision: ControllerRevision
+): PodTemplateSpec | undefined => {
+  const data = revision.data as
+    | { spec?: { template?: Record<string, unknown> } }
+    | undefined;
+  if (data?.spec?.template === undefined) return undefined;
+  const { $patch: _, ...template } = data.spec.template;
+  return template as PodTemplateSpec;
 };
 
 /** Returns whether the revision stores the DaemonSet's current template. */

@@ -12,27 +12,17 @@ import {
 } from '../reconcile/advanced/in-place-update.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
-import { labelOf } from '../reconcile/k8s/meta.js';
+import { labelOf, rfc3339 } from '../reconcile/k8s/meta.js';
 import type {
   ControllerRevision,
   Pod,
   PodTemplateSpec,
 } from '../reconcile/k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/k8s/types.js';
+import { revisionTemplate } from '../reconcile/revision-hash.js';
 import type { SyncContext } from './context.js';
 
-const nowIso = (ctx: SyncContext): string =>
-  new Date(ctx.deps.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/** Returns the pod template a revision stores. */
-const templateOf = (r: ControllerRevision): PodTemplateSpec | undefined => {
-  const data = r.data as { spec?: { template?: PodTemplateSpec } } | undefined;
-  const { $patch: _, ...template } = (data?.spec?.template ?? {}) as Record<
-    string,
-    unknown
-  >;
-  return template as PodTemplateSpec;
-};
+const nowIso = (ctx: SyncContext): string => rfc3339(ctx.deps.clock.now());
 
 /**
  * Marks every claimed pod whose in-place update finished (or that never had
@@ -78,7 +68,7 @@ export const updatePodsInPlace = async (
     );
     const images =
       pod && revision && hasInPlaceReadinessGate(pod)
-        ? canUpdateInPlace(templateOf(revision), current)
+        ? canUpdateInPlace(revisionTemplate(revision), current)
         : undefined;
     if (images === undefined) remaining.push(name);
     else updates.push({ name, images });

@@ -17,6 +17,7 @@ import {
 } from '../reconcile/advanced/in-place-update.js';
 import { planPreparingDelete } from '../reconcile/advanced/pre-delete.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
+import { rfc3339 } from '../reconcile/k8s/meta.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
 import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
@@ -119,12 +120,11 @@ const gatePreDelete = async (
   errors: Error[]
 ): Promise<readonly string[]> => {
   const hook = ctx.ds.spec?.lifecycle?.preDelete;
-  const now = new Date(ctx.deps.clock.now()).toISOString();
   const plan = planPreparingDelete(
     hook,
     ctx.read.pods,
     podsToDelete,
-    now.replace(/\.\d{3}Z$/, 'Z')
+    rfc3339(ctx.deps.clock.now())
   );
   const marks = await Promise.allSettled(
     plan.podsToMark.map((m) =>

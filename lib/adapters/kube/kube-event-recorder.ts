@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { toError } from '../../errors.js';
 import type { EventRecorder, EventType, Logger } from '../../ports/index.js';
 import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
+import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
@@ -42,7 +43,7 @@ export class KubeEventRecorder implements EventRecorder {
   ): Promise<void> {
     const ns = object.metadata?.namespace ?? 'default';
     const name = object.metadata?.name ?? '';
-    const at = new Date(this.#now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const at = rfc3339(this.#now());
     const event = {
       apiVersion: 'v1',
       kind: 'Event',

@@ -3,11 +3,12 @@
  * restart) and `set partition`, each as kubectl does it for built-in kinds.
  */
 import type { AdvancedDaemonSets } from '../../ports/index.js';
+import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type {
   ControllerRevision,
   DaemonSet,
 } from '../../reconcile/k8s/types.js';
-import { match } from '../../reconcile/revision-hash.js';
+import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
 import type { PluginCommand } from './parse-plugin-args.js';
 import { rolloutStatus } from './rollout-status.js';
 import type { PluginDeps } from './run-plugin.js';
@@ -58,8 +59,7 @@ const history = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
     if (r === undefined) {
       throw new Error(`unable to find the specified revision`);
     }
-    const { template } = (r.data as { spec: { template: object } }).spec;
-    const { $patch: _, ...shown } = template as Record<string, unknown>;
+    const shown = revisionTemplate(r);
     return `${RESOURCE}/${c.name} with revision #${c.revision}\nPod Template:\n${JSON.stringify(shown, null, 2)}\n`;
   }
   const rows = revisions.map(
@@ -88,9 +88,7 @@ const undo = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
   if (match(ds, target)) {
     return `${RESOURCE}/${c.name} skipped rollback (current template already matches revision ${revisionOf(target)})\n`;
   }
-  const { template } = (target.data as { spec: { template: object } }).spec;
-  const { $patch: _, ...restored } = template as Record<string, unknown>;
-  await api.replaceTemplate(ns, c.name, restored);
+  await api.replaceTemplate(ns, c.name, revisionTemplate(target));
   return `${RESOURCE}/${c.name} rolled back\n`;
 };
 
@@ -124,7 +122,7 @@ const restart = async (
       `can't restart paused ${RESOURCE} (run rollout resume first)`
     );
   }
-  const at = new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = rfc3339(deps.now());
   await api.patch(ns, c.name, {
     spec: {
       template: {

@@ -14,3 +14,10 @@ export const uidOf = (obj: KubeObject): string => obj.metadata?.uid ?? '';
 /** Returns one label's value ('' if absent). */
 export const labelOf = (obj: KubeObject, key: string): string =>
   obj.metadata?.labels?.[key] ?? '';
+
+/**
+ * Returns `ms` as Kubernetes writes times (RFC 3339, whole seconds, UTC),
+ * e.g. `2026-11-23T22:00:00Z`.
+ */
+export const rfc3339 = (ms: number): string =>
+  new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
