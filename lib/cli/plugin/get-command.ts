@@ -1,9 +1,14 @@
 /** `kubectl dsr get`: AdvancedDaemonSets as a kubectl table, with pods per revision. */
 import type { AdvancedDaemonSets } from '../../ports/index.js';
-import { CONTROLLER_REVISION_HASH_LABEL } from '../../reconcile/k8s/types.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  type DaemonSet,
+} from '../../reconcile/k8s/types.js';
 import type { PluginCommand } from './parse-plugin-args.js';
-import { rollingUpdateOf } from './rollout-commands.js';
 import type { PluginDeps } from './run-plugin.js';
+
+const rollingUpdateOf = (ds: DaemonSet) =>
+  ds.spec?.updateStrategy?.rollingUpdate;
 
 const age = (created: string | undefined, nowMs: number): string => {
   const s = Math.max(0, Math.floor((nowMs - Date.parse(created ?? '')) / 1000));

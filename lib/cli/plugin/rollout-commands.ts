@@ -3,6 +3,7 @@
  * restart) and `set partition`, each as kubectl does it for built-in kinds.
  */
 import type { AdvancedDaemonSets } from '../../ports/index.js';
+import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type {
   ControllerRevision,
@@ -23,10 +24,6 @@ export type Cmd = Exclude<
 >;
 
 const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);
-
-/** Returns the own kind's rolling update settings. */
-export const rollingUpdateOf = (ds: DaemonSet) =>
-  ds.spec?.updateStrategy?.rollingUpdate;
 
 const status = async (
   c: Cmd,
@@ -99,7 +96,7 @@ const setPaused = async (
   paused: boolean
 ) => {
   const ds = await api.get(ns, c.name);
-  if ((rollingUpdateOf(ds)?.paused === true) === paused) {
+  if (isDaemonSetPaused(ds) === paused) {
     throw new Error(
       `${RESOURCE} "${c.name}" is ${paused ? 'already paused' : 'not paused'}`
     );
@@ -117,7 +114,7 @@ const restart = async (
   deps: PluginDeps
 ) => {
   const ds = await api.get(ns, c.name);
-  if (rollingUpdateOf(ds)?.paused === true) {
+  if (isDaemonSetPaused(ds)) {
     throw new Error(
       `can't restart paused ${RESOURCE} (run rollout resume first)`
     );
