@@ -5,10 +5,7 @@
 import type { AdvancedDaemonSets } from '../../ports/index.js';
 import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
-import type {
-  ControllerRevision,
-  DaemonSet,
-} from '../../reconcile/k8s/types.js';
+import type { ControllerRevision } from '../../reconcile/k8s/types.js';
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
 import type { PluginCommand } from './parse-plugin-args.js';
 import { rolloutStatus } from './rollout-status.js';
