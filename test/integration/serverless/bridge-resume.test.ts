@@ -103,7 +103,7 @@ describe('serverless runtime: watch-bridge restarts', () => {
     stack.startBridge();
 
     // Act: the bridge receives the deletion and dies before queueing it.
-    kill.arm();
+    kill.arm(bed.key('a'));
     await deletePodOn(admin, ns, 'a', poolAb[0] ?? '');
     await eventually(
       'the bridge to die with the deletion of a pod of a',

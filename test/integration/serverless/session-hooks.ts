@@ -125,7 +125,8 @@ export class BridgeKillSwitch {
   readonly leases: BridgeLeaseStore;
   /** The keys the bridge failed to queue (it died with them). */
   readonly lostKeys: string[] = [];
-  #armed = false;
+  /** The key whose queue call kills the bridge; undefined: not armed. */
+  #armedFor: ((key: string) => boolean) | undefined;
   #dead = false;
 
   constructor(queue: WorkQueue, leases: BridgeLeaseStore) {
@@ -135,8 +136,9 @@ export class BridgeKillSwitch {
       return Promise.reject(new Error('bridge killed (test)'));
     };
     this.queue = {
-      add: (key) => (this.#armed ? die(key) : queue.add(key)),
-      addAfter: (key, ms) => (this.#armed ? die(key) : queue.addAfter(key, ms)),
+      add: (key) => (this.#fatal(key) ? die(key) : queue.add(key)),
+      addAfter: (key, ms) =>
+        this.#fatal(key) ? die(key) : queue.addAfter(key, ms),
     };
     const deadCall = () => Promise.reject(new Error('bridge is dead (test)'));
     this.leases = {
@@ -156,13 +158,21 @@ export class BridgeKillSwitch {
     };
   }
 
+  /** Whether a queue call for `key` kills (or finds dead) the bridge. */
+  #fatal(key: string): boolean {
+    return this.#dead || (this.#armedFor?.(key) ?? false);
+  }
+
   /** Whether the bridge has died. */
   get dead(): boolean {
     return this.#dead;
   }
 
-  /** Makes the next queue call fatal. */
-  arm(): void {
-    this.#armed = true;
+  /**
+   * Makes the next queue call fatal — for `key` only, when given: events of
+   * other keys the restarted bridge replays first must not kill it early.
+   */
+  arm(key?: string): void {
+    this.#armedFor = (k) => key === undefined || k === key;
   }
 }
