@@ -18,6 +18,8 @@ export const EventReason = {
   /** The own kind's in-place image update (Kruise's reasons). */
   SuccessfulUpdatePodInPlace: 'SuccessfulUpdatePodInPlace',
   FailedUpdatePodInPlace: 'FailedUpdatePodInPlace',
+  /** A spec the schema let through but the reconciler cannot act on. */
+  InvalidSpec: 'InvalidSpec',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

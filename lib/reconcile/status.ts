@@ -5,8 +5,8 @@
  * Invariants: counts come from the oldest pod per node (so a surging node
  * counts as updated only once its old pod is gone); pods on nodes missing
  * from the node list are ignored; `observedGeneration` moves only when the
- * caller says expectations were satisfied; `conditions` and `collisionCount`
- * are never touched here.
+ * caller says expectations were satisfied; `collisionCount` and conditions
+ * other than the reconciler's own `InvalidSpec` are never touched here.
  */
 import { isDaemonPodAvailable } from './advanced/in-place-update.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
@@ -96,7 +96,8 @@ export const isStatusUpToDate = (
 ): boolean =>
   COUNTER_KEYS.every((k) => (ds.status?.[k] ?? 0) === counters[k]) &&
   ds.status?.updateRevision === counters.updateRevision &&
-  (ds.status?.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 0);
+  (ds.status?.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 0) &&
+  invalidSpecCondition(ds) === undefined;
 
 /**
  * Returns a copy of `ds` carrying the counters, and `observedGeneration` when
@@ -114,5 +115,56 @@ export const withStatus = (
   if (observedGeneration !== undefined) {
     status.observedGeneration = observedGeneration;
   }
+  // A spec that syncs is no longer invalid.
+  if (invalidSpecCondition(ds) !== undefined) {
+    status.conditions = otherConditions(ds);
+  }
+  return { ...structuredClone(ds), status };
+};
+
+/**
+ * The condition the reconciler sets on a DaemonSet whose spec it refuses
+ * (lib/reconcile/advanced/validate-daemon-set-spec.ts).
+ */
+export const INVALID_SPEC_CONDITION = 'InvalidSpec';
+
+/** Returns the DaemonSet's InvalidSpec condition, if it has one. */
+export const invalidSpecCondition = (ds: DaemonSet) =>
+  ds.status?.conditions?.find((c) => c.type === INVALID_SPEC_CONDITION);
+
+const otherConditions = (ds: DaemonSet) =>
+  (ds.status?.conditions ?? []).filter(
+    (c) => c.type !== INVALID_SPEC_CONDITION
+  );
+
+/**
+ * Returns a copy of `ds` whose status says its spec is invalid, counters
+ * untouched; undefined when it already says so with the same message.
+ */
+export const withInvalidSpec = (
+  ds: DaemonSet,
+  message: string,
+  nowIso: string
+): DaemonSet | undefined => {
+  const current = invalidSpecCondition(ds);
+  if (current?.status === 'True' && current.message === message) {
+    return undefined;
+  }
+  const condition = {
+    type: INVALID_SPEC_CONDITION,
+    status: 'True',
+    reason: INVALID_SPEC_CONDITION,
+    message,
+    lastTransitionTime:
+      current?.status === 'True' ? current.lastTransitionTime : nowIso,
+  };
+  const status: NonNullable<DaemonSet['status']> = {
+    currentNumberScheduled: 0,
+    desiredNumberScheduled: 0,
+    numberMisscheduled: 0,
+    numberReady: 0,
+    ...structuredClone(ds.status),
+    conditions: [...otherConditions(ds), condition],
+  };
   return { ...structuredClone(ds), status };
 };

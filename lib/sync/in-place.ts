@@ -10,6 +10,10 @@ import {
   planInPlaceUpdate,
   planRefreshUpdateState,
 } from '../reconcile/advanced/in-place-update.js';
+import {
+  planPodReadyRefresh,
+  podConditionsPatch,
+} from '../reconcile/advanced/pod-readiness.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
 import { labelOf, rfc3339 } from '../reconcile/k8s/meta.js';
@@ -26,18 +30,22 @@ const nowIso = (ctx: SyncContext): string => rfc3339(ctx.deps.clock.now());
 
 /**
  * Marks every claimed pod whose in-place update finished (or that never had
- * one) ready for service: InPlaceUpdateReady True. Runs every sync, paused
- * or not; new pods of an InPlaceIfPossible DaemonSet become Ready this way.
+ * one) ready for service, InPlaceUpdateReady True, and sets KruisePodReady
+ * True where the gate has no condition yet, in one status write per pod.
+ * Runs every sync, paused or not; new gated pods become Ready this way.
  */
 export const refreshUpdateStates = async (ctx: SyncContext): Promise<void> => {
   const now = nowIso(ctx);
   for (const pod of ctx.read.pods) {
-    const patch = planRefreshUpdateState(pod, now);
-    if (patch === undefined) continue;
+    const conditions = [
+      planRefreshUpdateState(pod, now),
+      planPodReadyRefresh(pod, now),
+    ].filter((c) => c !== undefined);
+    if (conditions.length === 0) continue;
     await ctx.deps.podControl.patchPodStatus(
       ctx.dsKey.namespace,
       pod.metadata?.name as string,
-      { type: 'strategic', body: patch }
+      { type: 'strategic', body: podConditionsPatch(conditions) }
     );
   }
 };

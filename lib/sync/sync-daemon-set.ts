@@ -9,6 +9,7 @@ import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { isInPlaceIfPossible } from '../reconcile/advanced/in-place-update.js';
 import { isDaemonSetPaused } from '../reconcile/advanced/rollout-controls.js';
+import { validateDaemonSetSpec } from '../reconcile/advanced/validate-daemon-set-spec.js';
 import { EventReason } from '../reconcile/events.js';
 import { isEmptyLabelSelector } from '../reconcile/k8s/label-selector.js';
 import { labelOf } from '../reconcile/k8s/meta.js';
@@ -25,7 +26,7 @@ import {
 import { cleanupHistory, constructHistory } from './history.js';
 import { refreshUpdateStates, updatePodsInPlace } from './in-place.js';
 import { syncNodes } from './sync-nodes.js';
-import { updateDaemonSetStatus } from './update-status.js';
+import { reportInvalidSpec, updateDaemonSetStatus } from './update-status.js';
 
 /** What the queue should do after a successful sync, and what it read. */
 export interface SyncResult {
@@ -153,6 +154,12 @@ export const syncDaemonSet = async (
     return resultOf(ctx.read, undefined);
   }
   if (ds.metadata?.deletionTimestamp) return resultOf(ctx.read, undefined);
+  const invalid = validateDaemonSetSpec(ds);
+  if (invalid.length > 0) {
+    // Kruise's webhook would have refused the object: touch nothing else.
+    await reportInvalidSpec(ctx, invalid);
+    return resultOf(ctx.read, undefined);
+  }
 
   const { cur, old } = await constructHistory(ctx);
   const hash = labelOf(cur, CONTROLLER_REVISION_HASH_LABEL);

@@ -12,9 +12,9 @@ import {
   toError,
 } from '../errors.js';
 import {
-  isInPlaceIfPossible,
-  withInPlaceReadinessGate,
-} from '../reconcile/advanced/in-place-update.js';
+  readinessGatesFor,
+  withReadinessGates,
+} from '../reconcile/advanced/pod-readiness.js';
 import { planPreparingDelete } from '../reconcile/advanced/pre-delete.js';
 import { getBurstReplicas } from '../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../reconcile/k8s/meta.js';
@@ -43,9 +43,7 @@ const createPods = async (
     getTemplateGeneration(ds),
     hash
   );
-  const template = isInPlaceIfPossible(ds)
-    ? withInPlaceReadinessGate(base)
-    : base;
+  const template = withReadinessGates(base, readinessGatesFor(ds));
   let pos = 0;
   let created = 0;
   for (const batch of slowStartBatchSizes(nodeNames.length)) {
@@ -126,15 +124,26 @@ const gatePreDelete = async (
     podsToDelete,
     rfc3339(ctx.deps.clock.now())
   );
-  const marks = await Promise.allSettled(
-    plan.podsToMark.map((m) =>
-      ctx.deps.podControl.patchPod(ctx.dsKey.namespace, m.name, {
+  const ns = ctx.dsKey.namespace;
+  // Out of service first, as Kruise: a pod held by the hook stops serving
+  // before anything else happens to it.
+  const notReady = await Promise.allSettled(
+    plan.podsToMarkNotReady.map((m) =>
+      ctx.deps.podControl.patchPodStatus(ns, m.name, {
         type: 'strategic',
         body: m.patch,
       })
     )
   );
-  for (const m of marks) {
+  const marks = await Promise.allSettled(
+    plan.podsToMark.map((m) =>
+      ctx.deps.podControl.patchPod(ns, m.name, {
+        type: 'strategic',
+        body: m.patch,
+      })
+    )
+  );
+  for (const m of [...notReady, ...marks]) {
     if (m.status === 'rejected') errors.push(toError(m.reason));
   }
   return plan.podsToDelete;

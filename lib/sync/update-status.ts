@@ -3,11 +3,14 @@
  * `storeDaemonSetStatus` (pkg/controller/daemon/daemon_controller.go).
  */
 import { SyncError } from '../errors.js';
-import type { Node } from '../reconcile/k8s/types.js';
+import { EventReason } from '../reconcile/events.js';
+import { rfc3339 } from '../reconcile/k8s/meta.js';
+import type { DaemonSet, Node } from '../reconcile/k8s/types.js';
 import {
   calculateStatus,
   isStatusUpToDate,
   type StatusCounters,
+  withInvalidSpec,
   withStatus,
 } from '../reconcile/status.js';
 import { nodesToDaemonPods } from './claim.js';
@@ -20,37 +23,70 @@ import type { SyncContext } from './context.js';
  */
 export const STATUS_UPDATE_RETRIES = 1;
 
-/** Writes the counters unless the stored status already says so. */
-export const storeDaemonSetStatus = async (
+/**
+ * Writes the status `build` derives from the DaemonSet; a failed write is
+ * retried on a fresh GET (upstream's loop in `storeDaemonSetStatus`).
+ * `build` returning undefined means the stored status already says it.
+ */
+const writeStatus = async (
   ctx: SyncContext,
-  counters: StatusCounters,
-  updateObservedGen: boolean
+  build: (ds: DaemonSet) => DaemonSet | undefined
 ): Promise<void> => {
-  const { ds, deps } = ctx;
-  if (isStatusUpToDate(ds, counters)) return;
-  const observed = updateObservedGen ? ds.metadata?.generation : undefined;
-  let toUpdate = ds;
+  let toUpdate = build(ctx.ds);
   let updateErr: unknown;
-  for (let i = 0; ; i++) {
+  for (let i = 0; toUpdate !== undefined; i++) {
     try {
-      await deps.statusWriter.updateStatus(
-        withStatus(toUpdate, counters, observed)
-      );
+      await ctx.deps.statusWriter.updateStatus(toUpdate);
       return;
     } catch (e) {
       updateErr = e;
     }
-    if (i >= STATUS_UPDATE_RETRIES) break;
-    const fresh = await deps.reader.getDaemonSetFresh(
+    if (i >= STATUS_UPDATE_RETRIES) throw updateErr;
+    const fresh = await ctx.deps.reader.getDaemonSetFresh(
       ctx.dsKey.namespace,
       ctx.dsKey.name
     );
     if (fresh === undefined) {
       throw new SyncError(`DaemonSet ${ctx.key} vanished during status update`);
     }
-    toUpdate = fresh;
+    toUpdate = build(fresh);
   }
-  throw updateErr;
+};
+
+/** Writes the counters unless the stored status already says so. */
+export const storeDaemonSetStatus = (
+  ctx: SyncContext,
+  counters: StatusCounters,
+  updateObservedGen: boolean
+): Promise<void> =>
+  writeStatus(ctx, (ds) =>
+    isStatusUpToDate(ds, counters)
+      ? undefined
+      : withStatus(
+          ds,
+          counters,
+          updateObservedGen ? ds.metadata?.generation : undefined
+        )
+  );
+
+/**
+ * Reports a spec the reconciler refuses: the InvalidSpec condition, and a
+ * Warning event when the condition is new or its message changed.
+ */
+export const reportInvalidSpec = async (
+  ctx: SyncContext,
+  errors: readonly string[]
+): Promise<void> => {
+  const message = errors.join('; ');
+  const now = rfc3339(ctx.deps.clock.now());
+  if (withInvalidSpec(ctx.ds, message, now) === undefined) return;
+  await ctx.deps.events.record(
+    ctx.ds,
+    'Warning',
+    EventReason.InvalidSpec,
+    `spec is invalid, nothing is reconciled until it is fixed: ${message}`
+  );
+  await writeStatus(ctx, (ds) => withInvalidSpec(ds, message, now));
 };
 
 /**

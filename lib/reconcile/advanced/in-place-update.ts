@@ -23,6 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isPodAvailable } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../k8s/types.js';
+import type { PodCondition } from './pod-readiness.js';
 
 /** The readiness gate and condition of in-place updates. */
 export const INPLACE_UPDATE_READY = 'InPlaceUpdateReady';
@@ -43,24 +44,6 @@ export const isInPlaceIfPossible = (ds: DaemonSet): boolean =>
   ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
   ds.spec.updateStrategy.rollingUpdate?.rollingUpdateType ===
     'InPlaceIfPossible';
-
-/**
- * Returns the template with the InPlaceUpdateReady readiness gate appended
- * (not part of the revision: switching the type creates no revision).
- */
-export const withInPlaceReadinessGate = (
-  template: PodTemplateSpec
-): PodTemplateSpec => ({
-  ...template,
-  spec: {
-    containers: [],
-    ...template.spec,
-    readinessGates: [
-      ...(template.spec?.readinessGates ?? []),
-      { conditionType: INPLACE_UPDATE_READY },
-    ],
-  },
-});
 
 /** Returns whether the pod carries the InPlaceUpdateReady readiness gate. */
 export const hasInPlaceReadinessGate = (pod: Pod): boolean =>
@@ -197,29 +180,23 @@ export const isInPlaceUpdateCompleted = (pod: Pod): boolean => {
 };
 
 /**
- * Returns the pods/status patch that marks the pod ready for service again
- * (Kruise `Refresh`), or undefined when there is nothing to do: no gate, an
- * update still running, or the condition already True.
+ * Returns the InPlaceUpdateReady condition that marks the pod ready for
+ * service again (Kruise `Refresh`), or undefined when there is nothing to
+ * do: no gate, an update still running, or the condition already True.
  */
 export const planRefreshUpdateState = (
   pod: Pod,
   nowIso: string
-): string | undefined => {
+): PodCondition | undefined => {
   if (!hasInPlaceReadinessGate(pod) || !isInPlaceUpdateCompleted(pod)) {
     return undefined;
   }
   if (conditionOf(pod)?.status === 'True') return undefined;
-  return JSON.stringify({
-    status: {
-      conditions: [
-        {
-          type: INPLACE_UPDATE_READY,
-          status: 'True',
-          lastTransitionTime: nowIso,
-        },
-      ],
-    },
-  });
+  return {
+    type: INPLACE_UPDATE_READY,
+    status: 'True',
+    lastTransitionTime: nowIso,
+  };
 };
 
 /**

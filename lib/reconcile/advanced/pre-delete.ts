@@ -7,13 +7,20 @@
  * user's controller removes the hook's labels or finalizers; then the next
  * sync deletes it.
  *
+ * With `markPodNotReady`, a held pod is first taken out of service
+ * (`executePodNotReadyPolicy`, lib/reconcile/advanced/pod-readiness.ts).
+ *
  * Assumptions: `pods` is the sync's pod listing; a name missing from it was
  * deleted meanwhile and is dropped. Invariants: a hooked pod is never in the
- * returned deletes; a pod already PreparingDelete is not patched again.
- * Not ported (yet): `markPodNotReady` (it needs the KruisePodReady readiness
- * gate and pods/status writes).
+ * returned deletes; a pod already PreparingDelete is not patched again, nor
+ * one already held out of service.
  */
 import type { LifecycleHook, Pod } from '../k8s/types.js';
+import {
+  PRE_DELETE_HOOK_KEY,
+  planAddNotReadyKey,
+  podConditionsPatch,
+} from './pod-readiness.js';
 import {
   isPreparingDelete,
   LIFECYCLE_STATE_LABEL,
@@ -41,6 +48,11 @@ export const isPodHooked = (hook: LifecycleHook, pod: Pod): boolean => {
 export interface PreDeletePlan {
   /** Pods that may be deleted now. */
   podsToDelete: string[];
+  /**
+   * Hooked pods to take out of service first (pods/status strategic-merge
+   * patches; only with `markPodNotReady`).
+   */
+  podsToMarkNotReady: { name: string; patch: string }[];
   /** Hooked pods to mark PreparingDelete (strategic-merge patch bodies). */
   podsToMark: { name: string; patch: string }[];
 }
@@ -52,16 +64,30 @@ export const planPreparingDelete = (
   podsToDelete: readonly string[],
   nowIso: string
 ): PreDeletePlan => {
-  if (hook === undefined)
-    return { podsToDelete: [...podsToDelete], podsToMark: [] };
+  const plan: PreDeletePlan = {
+    podsToDelete: [],
+    podsToMarkNotReady: [],
+    podsToMark: [],
+  };
+  if (hook === undefined) return { ...plan, podsToDelete: [...podsToDelete] };
   const byName = new Map(pods.map((p) => [p.metadata?.name ?? '', p]));
-  const plan: PreDeletePlan = { podsToDelete: [], podsToMark: [] };
   for (const name of podsToDelete) {
     const pod = byName.get(name);
     if (pod === undefined) continue;
     if (!isPodHooked(hook, pod)) {
       plan.podsToDelete.push(name);
-    } else if (!isPreparingDelete(pod)) {
+      continue;
+    }
+    const notReady = hook.markPodNotReady
+      ? planAddNotReadyKey(pod, PRE_DELETE_HOOK_KEY, nowIso)
+      : undefined;
+    if (notReady !== undefined) {
+      plan.podsToMarkNotReady.push({
+        name,
+        patch: podConditionsPatch(notReady),
+      });
+    }
+    if (!isPreparingDelete(pod)) {
       plan.podsToMark.push({
         name,
         patch: JSON.stringify({

@@ -11,8 +11,11 @@ import {
 } from '#lib/reconcile/k8s/types.js';
 import {
   calculateStatus,
+  INVALID_SPEC_CONDITION,
+  invalidSpecCondition,
   isStatusUpToDate,
   type StatusCounters,
+  withInvalidSpec,
   withStatus,
 } from '#lib/reconcile/status.js';
 import {
@@ -266,5 +269,64 @@ describe('withStatus', () => {
     const got = withStatus({}, zero, 1);
     // Assess
     expect(got.status).toEqual({ ...zero, observedGeneration: 1 });
+  });
+});
+
+describe('the InvalidSpec condition', () => {
+  const NOW = '2026-01-01T00:00:00Z';
+  const LATER = '2026-01-01T00:05:00Z';
+
+  it('is added beside other conditions, counters untouched', () => {
+    const ds = newDaemonSet('ads');
+    ds.status = {
+      ...zero,
+      numberReady: 2,
+      conditions: [{ type: 'Other', status: 'True' }],
+    };
+    const out = withInvalidSpec(ds, 'bad', NOW);
+    expect(out?.status?.numberReady).toBe(2);
+    expect(out?.status?.conditions).toEqual([
+      { type: 'Other', status: 'True' },
+      {
+        type: INVALID_SPEC_CONDITION,
+        status: 'True',
+        reason: 'InvalidSpec',
+        message: 'bad',
+        lastTransitionTime: NOW,
+      },
+    ]);
+  });
+
+  it('fills zero counters on a DaemonSet that never had a status', () => {
+    const out = withInvalidSpec(newDaemonSet('ads'), 'bad', NOW);
+    expect(out?.status).toMatchObject({
+      currentNumberScheduled: 0,
+      desiredNumberScheduled: 0,
+      numberMisscheduled: 0,
+      numberReady: 0,
+    });
+  });
+
+  it('needs no write when it already says the same, and keeps its transition time when the message changes', () => {
+    const ds = withInvalidSpec(newDaemonSet('ads'), 'bad', NOW) as DaemonSet;
+    expect(withInvalidSpec(ds, 'bad', LATER)).toBeUndefined();
+    expect(
+      invalidSpecCondition(withInvalidSpec(ds, 'worse', LATER) as DaemonSet)
+    ).toMatchObject({
+      message: 'worse',
+      lastTransitionTime: NOW,
+    });
+  });
+
+  it('makes a status stale, and withStatus drops it', () => {
+    const ds = withInvalidSpec(
+      withStatus(newDaemonSet('ads'), zero, 1),
+      'bad',
+      NOW
+    ) as DaemonSet;
+    expect(isStatusUpToDate(ds, zero)).toBe(false);
+    const fixed = withStatus(ds, zero, 1);
+    expect(fixed.status?.conditions).toEqual([]);
+    expect(isStatusUpToDate(fixed, zero)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INPLACE_UPDATE_READY } from '#lib/reconcile/advanced/in-place-update.js';
+import { KRUISE_POD_READY } from '#lib/reconcile/advanced/pod-readiness.js';
 import {
   LIFECYCLE_STATE_LABEL,
   PREPARING_DELETE,
@@ -251,6 +252,52 @@ describe('syncDaemonSet (own kind)', () => {
       markPodsReady(h);
       await step(h, ds, 0, 0);
       expect(preparing(h)).toHaveLength(1);
+    });
+
+    it('with markPodNotReady: gates new pods, marks them ready, and takes a held pod out of service before marking it', async () => {
+      // Prepare
+      const ds = hooked();
+      const preDelete = ds.spec?.lifecycle?.preDelete;
+      if (preDelete) preDelete.markPodNotReady = true;
+      const h = await launch(ds, 2);
+      // Assess: every pod carries the gate, and the next sync sets it True.
+      for (const pod of h.cluster.pods) {
+        expect(pod.spec?.readinessGates).toEqual([
+          { conditionType: KRUISE_POD_READY },
+        ]);
+      }
+      await step(h, ds, 0, 0);
+      for (const pod of h.cluster.pods) {
+        expect(
+          pod.status?.conditions?.find((c) => c.type === KRUISE_POD_READY)
+            ?.status
+        ).toBe('True');
+      }
+      // Act: a rollout holds one pod (whose containers are ready).
+      for (const pod of h.cluster.pods) {
+        pod.status?.conditions?.push({
+          type: 'ContainersReady',
+          status: 'True',
+        });
+      }
+      setImage(h, ds, 'foo2/bar2');
+      await step(h, ds, 0, 0);
+      // Assess: out of service (status) and PreparingDelete (label).
+      const [held, ...others] = preparing(h);
+      expect(others).toEqual([]);
+      const conditions = held?.status?.conditions ?? [];
+      expect(conditions.find((c) => c.type === KRUISE_POD_READY)).toMatchObject(
+        {
+          status: 'False',
+          message: '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
+        }
+      );
+      expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
+      // Assess: a held pod is not written again.
+      await clearExpectations(h, ds);
+      await sync(h, ds);
+      expect(h.cluster.statusPatches).toEqual([]);
+      expect(h.cluster.patches).toEqual([]);
     });
 
     it('reports a failed mark as a sync error and deletes nothing held', async () => {

@@ -4,6 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  KRUISE_POD_READY,
+  PRE_DELETE_HOOK_KEY,
+} from '#lib/reconcile/advanced/pod-readiness.js';
+import {
   isPodHooked,
   LIFECYCLE_TIMESTAMP_ANNOTATION,
   planPreparingDelete,
@@ -62,6 +66,7 @@ describe('planPreparingDelete', () => {
   it('lets every delete through without a hook', () => {
     expect(planPreparingDelete(undefined, [], ['a', 'b'], now)).toEqual({
       podsToDelete: ['a', 'b'],
+      podsToMarkNotReady: [],
       podsToMark: [],
     });
   });
@@ -86,6 +91,7 @@ describe('planPreparingDelete', () => {
     );
     // Assess
     expect(plan.podsToDelete).toEqual(['free']);
+    expect(plan.podsToMarkNotReady).toEqual([]);
     expect(plan.podsToMark).toEqual([
       {
         name: 'held',
@@ -96,6 +102,66 @@ describe('planPreparingDelete', () => {
           },
         }),
       },
+    ]);
+  });
+
+  it('with markPodNotReady, first takes every held gated pod out of service, PreparingDelete or not, once', () => {
+    // Prepare
+    const gated = (p: Pod, conditions: Pod['status'] = {}): Pod => ({
+      ...p,
+      spec: {
+        containers: [],
+        readinessGates: [{ conditionType: KRUISE_POD_READY }],
+      },
+      status: conditions,
+    });
+    const drain = { 'example.com/drain': 'true' };
+    const pods = [
+      gated(pod('held', drain)),
+      gated(
+        pod('marked', { ...drain, [LIFECYCLE_STATE_LABEL]: PREPARING_DELETE })
+      ),
+      gated(pod('out', drain), {
+        conditions: [
+          {
+            type: KRUISE_POD_READY,
+            status: 'False',
+            message: JSON.stringify([PRE_DELETE_HOOK_KEY]),
+          },
+        ],
+      }),
+      pod('ungated', drain),
+      gated(pod('free')),
+    ];
+    // Act
+    const plan = planPreparingDelete(
+      { ...hook, markPodNotReady: true },
+      pods,
+      ['held', 'marked', 'out', 'ungated', 'free'],
+      now
+    );
+    // Assess
+    expect(plan.podsToDelete).toEqual(['free']);
+    expect(plan.podsToMarkNotReady.map((m) => m.name)).toEqual([
+      'held',
+      'marked',
+    ]);
+    expect(JSON.parse(plan.podsToMarkNotReady[0]?.patch ?? '')).toEqual({
+      status: {
+        conditions: [
+          {
+            type: KRUISE_POD_READY,
+            status: 'False',
+            message: JSON.stringify([PRE_DELETE_HOOK_KEY]),
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    });
+    expect(plan.podsToMark.map((m) => m.name)).toEqual([
+      'held',
+      'out',
+      'ungated',
     ]);
   });
 });
