@@ -21,7 +21,7 @@
 
 import { InvalidObjectError, SyncError } from '../errors.js';
 import { filterDaemonPodsToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
-import { isDaemonPodAvailable } from './advanced/in-place-update.js';
+import { isDaemonPodAvailable } from './advanced/pod-readiness.js';
 import { isPreparingDelete } from './advanced/rollout-controls.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';

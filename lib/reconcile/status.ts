@@ -8,7 +8,7 @@
  * caller says expectations were satisfied; `collisionCount` and conditions
  * other than the reconciler's own `InvalidSpec` are never touched here.
  */
-import { isDaemonPodAvailable } from './advanced/in-place-update.js';
+import { isDaemonPodAvailable } from './advanced/pod-readiness.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { nameOf } from './k8s/meta.js';
 import {
@@ -128,8 +128,15 @@ export const withStatus = (
  */
 export const INVALID_SPEC_CONDITION = 'InvalidSpec';
 
+/** A status condition as the own kind stores it (metav1.Condition-like). */
+type StatusCondition = NonNullable<
+  NonNullable<DaemonSet['status']>['conditions']
+>[number] & { observedGeneration?: number };
+
 /** Returns the DaemonSet's InvalidSpec condition, if it has one. */
-export const invalidSpecCondition = (ds: DaemonSet) =>
+export const invalidSpecCondition = (
+  ds: DaemonSet
+): StatusCondition | undefined =>
   ds.status?.conditions?.find((c) => c.type === INVALID_SPEC_CONDITION);
 
 const otherConditions = (ds: DaemonSet) =>
@@ -147,7 +154,12 @@ export const withInvalidSpec = (
   nowIso: string
 ): DaemonSet | undefined => {
   const current = invalidSpecCondition(ds);
-  if (current?.status === 'True' && current.message === message) {
+  const observedGeneration = ds.metadata?.generation ?? 0;
+  if (
+    current?.status === 'True' &&
+    current.message === message &&
+    current.observedGeneration === observedGeneration
+  ) {
     return undefined;
   }
   const condition = {
@@ -155,6 +167,8 @@ export const withInvalidSpec = (
     status: 'True',
     reason: INVALID_SPEC_CONDITION,
     message,
+    // Which spec it judged: a client can tell a fixed spec not yet seen.
+    observedGeneration,
     lastTransitionTime:
       current?.status === 'True' ? current.lastTransitionTime : nowIso,
   };

@@ -6,6 +6,7 @@
  */
 import { getPartition } from '../../reconcile/advanced/rollout-controls.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
+import { invalidSpecCondition } from '../../reconcile/status.js';
 
 /** One look at a rollout: the line to print, and whether it is done. */
 export interface RolloutStatus {
@@ -13,10 +14,24 @@ export interface RolloutStatus {
   done: boolean;
 }
 
-/** Returns the rollout's status line (with its newline) and whether it is done. */
+/**
+ * Returns the rollout's status line (with its newline) and whether it is done.
+ *
+ * @throws Error when the reconciler refused the current spec (InvalidSpec).
+ */
 export const rolloutStatus = (ds: DaemonSet): RolloutStatus => {
   const name = ds.metadata?.name ?? '';
   const s = ds.status;
+  const invalid = invalidSpecCondition(ds);
+  if (
+    invalid?.status === 'True' &&
+    invalid.observedGeneration === (ds.metadata?.generation ?? 0)
+  ) {
+    // kubectl fails the same way on a Deployment past its progress deadline.
+    throw new Error(
+      `daemon set "${name}" has an invalid spec: ${invalid.message}`
+    );
+  }
   if ((ds.metadata?.generation ?? 0) > (s?.observedGeneration ?? 0)) {
     return {
       message: 'Waiting for daemon set spec update to be observed...\n',

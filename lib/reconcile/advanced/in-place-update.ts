@@ -20,7 +20,6 @@
  * included, a narrowing of Kruise's rule) is a recreate.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { isPodAvailable } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../k8s/types.js';
 import type { PodCondition } from './pod-readiness.js';
@@ -198,14 +197,3 @@ export const planRefreshUpdateState = (
     lastTransitionTime: nowIso,
   };
 };
-
-/**
- * Returns whether a daemon pod serves (Kruise `isDaemonPodAvailable`):
- * upstream's availability, and not in the middle of an in-place update.
- */
-export const isDaemonPodAvailable = (
-  pod: Pod,
-  minReadySeconds: number,
-  nowMs: number
-): boolean =>
-  isPodAvailable(pod, minReadySeconds, nowMs) && isInPlaceReady(pod);

@@ -16,10 +16,12 @@
  * Invariants: a pod without the gate is never written; adding a key that is
  * present writes nothing; keys stay sorted and unique.
  */
+import { isPodAvailable } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import {
   INPLACE_UPDATE_READY,
   isInPlaceIfPossible,
+  isInPlaceReady,
 } from './in-place-update.js';
 
 /** The readiness gate and condition of Kruise's pod readiness protocol. */
@@ -157,6 +159,29 @@ export const planAddNotReadyKey = (
   }
   return conditions;
 };
+
+/**
+ * Returns whether the KruisePodReady gate lets the pod serve: no gate, or
+ * its condition True. A missing condition holds the pod, as a kubelet
+ * holds Ready (KWOK, which sets Ready regardless, needs this).
+ */
+export const isKruisePodReady = (pod: Pod): boolean =>
+  !hasKruisePodReadyGate(pod) ||
+  conditionOf(pod, KRUISE_POD_READY)?.status === 'True';
+
+/**
+ * Returns whether a daemon pod serves (Kruise `isDaemonPodAvailable`):
+ * upstream's availability, not in the middle of an in-place update, and
+ * not held out of service through KruisePodReady.
+ */
+export const isDaemonPodAvailable = (
+  pod: Pod,
+  minReadySeconds: number,
+  nowMs: number
+): boolean =>
+  isPodAvailable(pod, minReadySeconds, nowMs) &&
+  isInPlaceReady(pod) &&
+  isKruisePodReady(pod);
 
 /** Returns the pods/status strategic-merge patch writing `conditions`. */
 export const podConditionsPatch = (

@@ -38,6 +38,14 @@ import { RolloutSampler } from './rollout-sampler.js';
 import { eventually } from './stack.js';
 
 const NAME = 'ads';
+/** The main AdvancedDaemonSet's maxUnavailable (of 4 nodes). */
+const BUDGET = 2;
+
+/** Samples the pods of one AdvancedDaemonSet (several share the namespace). */
+const sample = (s: E2eScenario, name: string) =>
+  RolloutSampler.start(s.admin, s.ns, s.nodes, {
+    labelSelector: `app=${name}`,
+  });
 
 /** Returns the AdvancedDaemonSet. */
 const getAds = (admin: KubeHttp, ns: string) =>
@@ -98,6 +106,35 @@ const adsConverged = async (
   );
 };
 
+/**
+ * Creates AdvancedDaemonSet `name` (selector app=name; `labels` added to the
+ * template's) with extra spec fields.
+ */
+const createAds = (
+  s: E2eScenario,
+  name: string,
+  spec: object,
+  labels: Record<string, string> = {}
+) =>
+  s.admin.request(`create ${name}`, 'POST', advancedDaemonSetsPath(s.ns), {
+    body: JSON.stringify({
+      apiVersion: 'apps.dsr.dev/v1beta1',
+      kind: 'AdvancedDaemonSet',
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name, ...labels } },
+          spec: {
+            nodeSelector: s.selector,
+            containers: [{ name: 'c', image: 'agent:1' }],
+          },
+        },
+        ...spec,
+      },
+    }),
+  });
+
 /** Returns the field managers that wrote an object. */
 const managersOf = (obj: { metadata?: DaemonSet['metadata'] }): string[] =>
   (obj.metadata?.managedFields ?? []).map((f) => f.manager ?? '');
@@ -135,7 +172,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
               containers: [{ name: 'c', image: 'agent:1' }],
             },
           },
-          updateStrategy: { rollingUpdate: { maxUnavailable: 4 } },
+          updateStrategy: { rollingUpdate: { maxUnavailable: BUDGET } },
         },
       }),
     });
@@ -199,7 +236,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     await patchAds(s.admin, s.ns, {
       updateStrategy: { rollingUpdate: { partition: 2 } },
     });
-    const sampler = RolloutSampler.start(s.admin, s.ns, s.nodes);
+    const sampler = sample(s, NAME);
     // Act
     await setImage(s.admin, s.ns, {}, 'agent:2');
     await eventually(
@@ -223,6 +260,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     const pods = await livePodsOf(s.admin, s.ns, NAME);
     expect(pods).toHaveLength(4);
     expect(worst.maxPodsOnNode).toBe(1);
+    expect(worst.maxUnavailableNodes).toBeLessThanOrEqual(BUDGET);
     expect(s.stack.metrics.conflicts.size).toBe(0);
   });
 
@@ -234,6 +272,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     const before = (await livePodsOf(s.admin, s.ns, NAME))
       .map((p) => p.metadata?.uid)
       .sort();
+    const sampler = sample(s, NAME);
     // Act
     await setImage(s.admin, s.ns, {}, 'agent:3');
     await new Promise((r) => setTimeout(r, 3_000));
@@ -246,8 +285,11 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     await eventually('resumed rollout', () =>
       adsConverged(s.admin, s.ns, s.nodes, 'agent:3')
     );
+    const worst = await sampler.stop();
     // Assess
     expect(during).toEqual(before);
+    expect(worst.maxPodsOnNode).toBe(1);
+    expect(worst.maxUnavailableNodes).toBeLessThanOrEqual(BUDGET);
     expect((await getAds(s.admin, s.ns)).status?.updatedNumberScheduled).toBe(
       4
     );
@@ -262,6 +304,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
       },
     });
     await labelNode(s.admin, first ?? '', { canary: 'true' });
+    const sampler = sample(s, NAME);
     // Act
     await setImage(s.admin, s.ns, {}, 'agent:4');
     await eventually('the canary node updated', async () => {
@@ -282,43 +325,160 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
       );
     });
     const afterSecond = imagesOf(await livePodsOf(s.admin, s.ns, NAME));
+    const worst = await sampler.stop();
     // Assess
+    expect(worst.maxPodsOnNode).toBe(1);
+    // One canary node at a time: never more than one down.
+    expect(worst.maxUnavailableNodes).toBeLessThanOrEqual(1);
     expect(afterCanary).toEqual(['agent:3', 'agent:3', 'agent:3', 'agent:4']);
     expect(afterSecond).toEqual(['agent:3', 'agent:3', 'agent:4', 'agent:4']);
     expect(s.stack.metrics.conflicts.size).toBe(0);
   });
 
-  it('runs a preDelete hook: one pod held PreparingDelete, replaced once the hook lets go', async () => {
-    // Prepare
-    const hook = { 'example.com/drain': 'hold' };
-    await s.admin.request(
-      'create hooked',
-      'POST',
-      advancedDaemonSetsPath(s.ns),
-      {
+  it('gates creation with partitionedScaling: only desired − partition nodes get a pod, in node-name order', async () => {
+    // Prepare: the partition scales against the previous status, so the
+    // object starts at partition 4 (no pod) and the test lowers it.
+    await createAds(s, 'scaled', {
+      updateStrategy: { rollingUpdate: { partition: 4 } },
+      scaleStrategy: { partitionedScaling: true },
+    });
+    const path = `${advancedDaemonSetsPath(s.ns)}/scaled`;
+    await eventually('scaled observed', async () => {
+      const ds = await s.admin.request<DaemonSet>('get scaled', 'GET', path);
+      return ds.status?.observedGeneration === ds.metadata?.generation;
+    });
+    const sampler = sample(s, 'scaled');
+    const nodesWithPods = async () =>
+      (await livePodsOf(s.admin, s.ns, 'scaled'))
+        .map((p) => p.spec?.nodeName ?? '')
+        .sort();
+    const setPartition = (partition: number) =>
+      s.admin.request('patch scaled', 'PATCH', path, {
         body: JSON.stringify({
-          apiVersion: 'apps.dsr.dev/v1beta1',
-          kind: 'AdvancedDaemonSet',
-          metadata: { name: 'hooked' },
-          spec: {
-            selector: { matchLabels: { app: 'hooked' } },
-            template: {
-              metadata: { labels: { app: 'hooked', ...hook } },
-              spec: {
-                nodeSelector: s.selector,
-                containers: [{ name: 'c', image: 'agent:1' }],
+          spec: { updateStrategy: { rollingUpdate: { partition } } },
+        }),
+        contentType: 'application/merge-patch+json',
+      });
+    const atFour = await nodesWithPods();
+    // Act
+    await setPartition(3);
+    await eventually(
+      'one pod',
+      async () => (await nodesWithPods()).length === 1
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    const atThree = await nodesWithPods();
+    await setPartition(1);
+    await eventually(
+      'three pods',
+      async () => (await nodesWithPods()).length === 3
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    const atOne = await nodesWithPods();
+    await setPartition(0);
+    await eventually('all pods', async () => {
+      const ds = await s.admin.request<DaemonSet>('get scaled', 'GET', path);
+      return ds.status?.numberAvailable === s.nodes.length;
+    });
+    const worst = await sampler.stop();
+    // Assess
+    const sorted = [...s.nodes].sort();
+    expect(atFour).toEqual([]);
+    expect(atThree).toEqual(sorted.slice(0, 1));
+    expect(atOne).toEqual(sorted.slice(0, 3));
+    expect(await nodesWithPods()).toEqual(sorted);
+    expect(worst.maxPodsOnNode).toBe(1);
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+  });
+
+  it('refuses a spec the CRD let through: InvalidSpec condition, a Warning event, no pod; fixed, it converges', async () => {
+    // Prepare: a canary selector `In` without values passes the schema.
+    await createAds(s, 'invalid', {
+      updateStrategy: {
+        rollingUpdate: {
+          selector: { matchExpressions: [{ key: 'zone', operator: 'In' }] },
+        },
+      },
+    });
+    const path = `${advancedDaemonSetsPath(s.ns)}/invalid`;
+    const get = () => s.admin.request<DaemonSet>('get invalid', 'GET', path);
+    const invalidCondition = (ds: DaemonSet) =>
+      ds.status?.conditions?.find((c) => c.type === 'InvalidSpec') as
+        | { status: string; message?: string; observedGeneration?: number }
+        | undefined;
+    // Act
+    await eventually('InvalidSpec reported', async () => {
+      const ds = await get();
+      return (
+        invalidCondition(ds)?.observedGeneration === ds.metadata?.generation
+      );
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const refused = await get();
+    const podsWhileInvalid = await livePodsOf(s.admin, s.ns, 'invalid');
+    const events = await s.admin.list<{
+      reason?: string;
+      type?: string;
+      message?: string;
+    }>('list events', `/api/v1/namespaces/${s.ns}/events`, {
+      fieldSelector: 'involvedObject.name=invalid',
+    });
+    await s.admin.request('fix invalid', 'PATCH', path, {
+      body: JSON.stringify({
+        spec: {
+          updateStrategy: {
+            rollingUpdate: {
+              selector: {
+                matchExpressions: [
+                  { key: 'zone', operator: 'In', values: ['a'] },
+                ],
               },
             },
-            lifecycle: { preDelete: { labelsHandler: hook } },
           },
-        }),
-      }
+        },
+      }),
+      contentType: 'application/merge-patch+json',
+    });
+    await eventually('converged once fixed', async () => {
+      const ds = await get();
+      return (
+        ds.status?.numberAvailable === s.nodes.length &&
+        ds.status.observedGeneration === ds.metadata?.generation
+      );
+    });
+    // Assess
+    expect(invalidCondition(refused)).toMatchObject({
+      status: 'True',
+      message: expect.stringContaining(
+        "spec.updateStrategy.rollingUpdate.selector: Invalid value: label requirement on \"zone\": for 'in', 'notin' operators, values set can't be empty"
+      ),
+    });
+    expect(podsWhileInvalid).toEqual([]);
+    expect(events.filter((e) => e.reason === 'InvalidSpec')).toEqual([
+      expect.objectContaining({ type: 'Warning' }),
+    ]);
+    expect(invalidCondition(await get())).toBeUndefined();
+  });
+
+  it('runs a preDelete hook: one pod taken out of service and held PreparingDelete, replaced once the hook lets go', async () => {
+    // Prepare
+    const hook = { 'example.com/drain': 'hold' };
+    await createAds(
+      s,
+      'hooked',
+      {
+        lifecycle: {
+          preDelete: { labelsHandler: hook, markPodNotReady: true },
+        },
+      },
+      hook
     );
     const path = `${advancedDaemonSetsPath(s.ns)}/hooked`;
     await eventually('hooked converged', async () => {
       const pods = await livePodsOf(s.admin, s.ns, 'hooked');
       return pods.length === s.nodes.length && pods.every(isReady);
     });
+    const sampler = sample(s, 'hooked');
     // Act
     await s.admin.request('patch hooked', 'PATCH', path, {
       body: JSON.stringify({
@@ -362,42 +522,37 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
         pods.some((p) => p.spec?.containers[0]?.image === 'agent:2')
       );
     });
+    const worst = await sampler.stop();
     // Assess: while held, nothing was deleted and no other pod was marked.
     expect(heldPods).toHaveLength(1);
     expect(images).toEqual(Array(s.nodes.length).fill('agent:1'));
+    // markPodNotReady: out of service through the KruisePodReady gate.
+    expect(held?.spec?.readinessGates).toEqual([
+      { conditionType: 'KruisePodReady' },
+    ]);
+    const conditionOf = (type: string) =>
+      held?.status?.conditions?.find((c) => c.type === type);
+    expect(conditionOf('KruisePodReady')).toMatchObject({
+      status: 'False',
+      message: '[{"userAgent":"Lifecycle","key":"preDeleteHook"}]',
+    });
+    expect(conditionOf('Ready')?.status).toBe('False');
+    // The held pod is the one unavailable pod maxUnavailable 1 allows.
+    expect(worst.maxUnavailableNodes).toBe(1);
+    expect(worst.maxPodsOnNode).toBe(1);
     expect(s.stack.metrics.conflicts.size).toBe(0);
   });
 
   it('updates an image in place (InPlaceIfPossible): same pods, new image, no restart', async () => {
     // Prepare
-    await s.admin.request(
-      'create inplace',
-      'POST',
-      advancedDaemonSetsPath(s.ns),
-      {
-        body: JSON.stringify({
-          apiVersion: 'apps.dsr.dev/v1beta1',
-          kind: 'AdvancedDaemonSet',
-          metadata: { name: 'inplace' },
-          spec: {
-            selector: { matchLabels: { app: 'inplace' } },
-            template: {
-              metadata: { labels: { app: 'inplace' } },
-              spec: {
-                nodeSelector: s.selector,
-                containers: [{ name: 'c', image: 'agent:1' }],
-              },
-            },
-            updateStrategy: {
-              rollingUpdate: {
-                rollingUpdateType: 'InPlaceIfPossible',
-                maxUnavailable: 2,
-              },
-            },
-          },
-        }),
-      }
-    );
+    await createAds(s, 'inplace', {
+      updateStrategy: {
+        rollingUpdate: {
+          rollingUpdateType: 'InPlaceIfPossible',
+          maxUnavailable: 2,
+        },
+      },
+    });
     const path = `${advancedDaemonSetsPath(s.ns)}/inplace`;
     const converged = async (image: string) => {
       const ds = await s.admin.request<DaemonSet>('get inplace', 'GET', path);
@@ -416,7 +571,7 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
     const before = (await livePodsOf(s.admin, s.ns, 'inplace'))
       .map((p) => p.metadata?.uid)
       .sort();
-    const sampler = RolloutSampler.start(s.admin, s.ns, s.nodes);
+    const sampler = sample(s, 'inplace');
     // Act
     await s.admin.request('patch inplace', 'PATCH', path, {
       body: JSON.stringify({
@@ -431,8 +586,10 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
       () => converged('agent:2'),
       60_000
     );
-    await sampler.stop();
+    const worst = await sampler.stop();
     // Assess
+    expect(worst.maxPodsOnNode).toBe(1);
+    expect(worst.maxUnavailableNodes).toBeLessThanOrEqual(2);
     const pods = await livePodsOf(s.admin, s.ns, 'inplace');
     console.log(`in-place update of ${pods.length} pods took ${ms} ms`);
     expect(pods.map((p) => p.metadata?.uid).sort()).toEqual(before);

@@ -13,11 +13,13 @@ export const getAgent = (admin: KubeHttp, ns: string): Promise<DaemonSet> =>
 /** Returns the pods of `ns` not being deleted, grouped by node. */
 export const livePodsByNode = async (
   admin: KubeHttp,
-  ns: string
+  ns: string,
+  labelSelector?: string
 ): Promise<Map<string, Pod[]>> => {
   const pods = await admin.list<Pod>(
     'list pods',
-    `/api/v1/namespaces/${ns}/pods`
+    `/api/v1/namespaces/${ns}/pods`,
+    labelSelector === undefined ? undefined : { labelSelector }
   );
   const byNode = new Map<string, Pod[]>();
   for (const pod of pods) {
@@ -106,12 +108,19 @@ export const setAgentImage = (admin: KubeHttp, ns: string, image: string) =>
  * deleted (upstream `IsPodAvailable` with minReadySeconds 0, stricter about
  * deletion because a terminating pod is about to stop serving).
  */
-export const isPodAvailable = (pod: Pod): boolean =>
-  !pod.metadata?.deletionTimestamp &&
-  pod.status?.phase === 'Running' &&
-  (pod.status.conditions ?? []).some(
-    (c) => c.type === 'Ready' && c.status === 'True'
+export const isPodAvailable = (pod: Pod): boolean => {
+  const conditions = pod.status?.conditions ?? [];
+  const isTrue = (type: string) =>
+    conditions.some((c) => c.type === type && c.status === 'True');
+  // A kubelet reports Ready only once every readiness gate is True; KWOK
+  // sets Ready regardless, so the gates are checked here.
+  return (
+    !pod.metadata?.deletionTimestamp &&
+    pod.status?.phase === 'Running' &&
+    isTrue('Ready') &&
+    (pod.spec?.readinessGates ?? []).every((g) => isTrue(g.conditionType))
   );
+};
 
 /** Returns the UID of every live pod of `ns`, by node. */
 export const podUidsByNode = async (

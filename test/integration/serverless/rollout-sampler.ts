@@ -35,7 +35,8 @@ export class RolloutSampler {
     admin: KubeHttp,
     ns: string,
     nodes: readonly string[],
-    everyMs: number
+    everyMs: number,
+    labelSelector: string | undefined
   ) {
     this.#worst = {
       samples: 0,
@@ -46,19 +47,27 @@ export class RolloutSampler {
     };
     // Kept until stop(): a read failing mid-rollout must fail the test, not
     // surface as an unhandled rejection.
-    this.#loop = this.#run(admin, ns, nodes, everyMs).catch((e: unknown) => {
-      this.#failure = e ?? new Error('sampler failed');
-    });
+    this.#loop = this.#run(admin, ns, nodes, everyMs, labelSelector).catch(
+      (e: unknown) => {
+        this.#failure = e ?? new Error('sampler failed');
+      }
+    );
   }
 
-  /** Starts sampling the pods of `ns` on the eligible `nodes`. */
+  /**
+   * Starts sampling the pods of `ns` on the eligible `nodes` (only those
+   * matching `labelSelector` when given: one DaemonSet among several).
+   */
   static start(
     admin: KubeHttp,
     ns: string,
     nodes: readonly string[],
-    everyMs = 25
+    {
+      everyMs = 25,
+      labelSelector,
+    }: { everyMs?: number; labelSelector?: string } = {}
   ): RolloutSampler {
-    return new RolloutSampler(admin, ns, nodes, everyMs);
+    return new RolloutSampler(admin, ns, nodes, everyMs, labelSelector);
   }
 
   /** Stops sampling and returns the worst values (rethrows a failed read). */
@@ -73,12 +82,13 @@ export class RolloutSampler {
     admin: KubeHttp,
     ns: string,
     nodes: readonly string[],
-    everyMs: number
+    everyMs: number,
+    labelSelector: string | undefined
   ): Promise<void> {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
       const started = Date.now();
-      this.#record(await livePodsByNode(admin, ns), nodes);
+      this.#record(await livePodsByNode(admin, ns, labelSelector), nodes);
       await sleep(Math.max(0, everyMs - (Date.now() - started)), signal);
     }
   }

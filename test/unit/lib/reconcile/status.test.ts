@@ -292,13 +292,17 @@ describe('the InvalidSpec condition', () => {
         status: 'True',
         reason: 'InvalidSpec',
         message: 'bad',
+        observedGeneration: ds.metadata?.generation,
         lastTransitionTime: NOW,
       },
     ]);
   });
 
-  it('fills zero counters on a DaemonSet that never had a status', () => {
-    const out = withInvalidSpec(newDaemonSet('ads'), 'bad', NOW);
+  it('fills zero counters on a DaemonSet that never had a status (nor a generation)', () => {
+    const ds = newDaemonSet('ads');
+    if (ds.metadata) ds.metadata.generation = undefined;
+    const out = withInvalidSpec(ds, 'bad', NOW);
+    expect(invalidSpecCondition(out as DaemonSet)?.observedGeneration).toBe(0);
     expect(out?.status).toMatchObject({
       currentNumberScheduled: 0,
       desiredNumberScheduled: 0,
@@ -310,6 +314,14 @@ describe('the InvalidSpec condition', () => {
   it('needs no write when it already says the same, and keeps its transition time when the message changes', () => {
     const ds = withInvalidSpec(newDaemonSet('ads'), 'bad', NOW) as DaemonSet;
     expect(withInvalidSpec(ds, 'bad', LATER)).toBeUndefined();
+    const edited = structuredClone(ds);
+    if (edited.metadata) edited.metadata.generation = 2;
+    expect(
+      invalidSpecCondition(withInvalidSpec(edited, 'bad', LATER) as DaemonSet)
+    ).toMatchObject({
+      observedGeneration: 2,
+      lastTransitionTime: NOW,
+    });
     expect(
       invalidSpecCondition(withInvalidSpec(ds, 'worse', LATER) as DaemonSet)
     ).toMatchObject({

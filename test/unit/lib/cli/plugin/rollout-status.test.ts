@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutStatus } from '#lib/cli/plugin/rollout-status.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { withInvalidSpec } from '#lib/reconcile/status.js';
 
 const ds = (
   status: NonNullable<DaemonSet['status']>,
@@ -74,5 +75,29 @@ describe('rolloutStatus', () => {
     },
   ])('$name', ({ obj, message, done }) => {
     expect(rolloutStatus(obj)).toEqual({ message, done });
+  });
+});
+
+describe('rolloutStatus with an InvalidSpec condition', () => {
+  const invalid = (generation: number) =>
+    withInvalidSpec(
+      ds(counts(0, 0), generation),
+      'spec.selector: Invalid value: x',
+      'T'
+    ) as DaemonSet;
+
+  it('fails on the generation the reconciler refused, like kubectl past a progress deadline', () => {
+    expect(() => rolloutStatus(invalid(2))).toThrow(
+      'daemon set "agent" has an invalid spec: spec.selector: Invalid value: x'
+    );
+  });
+
+  it('waits instead once a newer spec was written', () => {
+    const fixed = invalid(2);
+    if (fixed.metadata) fixed.metadata.generation = 3;
+    expect(rolloutStatus(fixed)).toEqual({
+      message: 'Waiting for daemon set spec update to be observed...\n',
+      done: false,
+    });
   });
 });

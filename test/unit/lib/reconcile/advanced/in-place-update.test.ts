@@ -8,13 +8,13 @@ import {
   canUpdateInPlace,
   INPLACE_UPDATE_READY,
   INPLACE_UPDATE_STATE_ANNOTATION,
-  isDaemonPodAvailable,
   isInPlaceIfPossible,
   isInPlaceReady,
   isInPlaceUpdateCompleted,
   planInPlaceUpdate,
   planRefreshUpdateState,
 } from '#lib/reconcile/advanced/in-place-update.js';
+import { isDaemonPodAvailable } from '#lib/reconcile/advanced/pod-readiness.js';
 import type { Pod, PodTemplateSpec } from '#lib/reconcile/k8s/types.js';
 import { markPodReady, newDaemonSet } from '../../../../helpers/builders.js';
 

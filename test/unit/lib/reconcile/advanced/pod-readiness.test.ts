@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { INPLACE_UPDATE_READY } from '#lib/reconcile/advanced/in-place-update.js';
 import {
+  isDaemonPodAvailable,
   KRUISE_POD_READY,
   PRE_DELETE_HOOK_KEY,
   planAddNotReadyKey,
@@ -201,5 +202,38 @@ describe('podConditionsPatch', () => {
         ],
       },
     });
+  });
+});
+
+describe('isDaemonPodAvailable with the KruisePodReady gate', () => {
+  const running = (p: Pod): Pod => ({
+    ...p,
+    status: {
+      ...p.status,
+      phase: 'Running',
+      conditions: [
+        ...(p.status?.conditions ?? []),
+        { type: 'Ready', status: 'True', lastTransitionTime: NOW },
+      ],
+    },
+  });
+  const nowMs = Date.parse(NOW);
+
+  it('holds a gated pod whose condition is missing or False, as a kubelet holds Ready', () => {
+    expect(
+      isDaemonPodAvailable(running(pod([KRUISE_POD_READY])), 0, nowMs)
+    ).toBe(false);
+    const held = running(
+      pod([KRUISE_POD_READY], [{ type: KRUISE_POD_READY, status: 'False' }])
+    );
+    expect(isDaemonPodAvailable(held, 0, nowMs)).toBe(false);
+  });
+
+  it('lets a gated pod with the condition True serve, and an ungated pod by Ready alone', () => {
+    const released = running(
+      pod([KRUISE_POD_READY], [{ type: KRUISE_POD_READY, status: 'True' }])
+    );
+    expect(isDaemonPodAvailable(released, 0, nowMs)).toBe(true);
+    expect(isDaemonPodAvailable(running(pod([])), 0, nowMs)).toBe(true);
   });
 });
