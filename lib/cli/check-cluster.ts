@@ -7,8 +7,9 @@
  * SelfSubjectAccessReview each).
  */
 import { ApiErrorReason, KubeApiError } from '../errors.js';
-import { findRivalDaemonSetController } from '../policy/fight-detection.js';
 import type { ClusterConnection, ClusterRecord } from '../ports/index.js';
+import { reviewOwnership } from './check-ownership.js';
+import { CheckTimeout, describeError, withTimeout } from './describe-error.js';
 import { describeNetworkFailure } from './describe-network-failure.js';
 import {
   type AccessCheck,
@@ -57,41 +58,6 @@ export interface ClusterCheck {
   /** What the check cannot prove for the deployed functions. */
   notes: string[];
 }
-
-/** A request outlived the check's timeout. */
-class CheckTimeout extends Error {}
-
-/** Returns `work`, or rejects with CheckTimeout after `ms` (calling `onTimeout`). */
-const withTimeout = async <T>(
-  work: Promise<T>,
-  ms: number,
-  onTimeout: () => void
-): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onTimeout();
-      reject(new CheckTimeout());
-    }, ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
-
-/** Returns an error's message followed by those of its causes. */
-export const describeError = (e: unknown): string => {
-  const parts: string[] = [];
-  let current: unknown = e;
-  for (let depth = 0; current !== undefined && depth < 4; depth++) {
-    const text = current instanceof Error ? current.message : String(current);
-    if (!parts.some((p) => p.includes(text))) parts.push(text);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(': ');
-};
 
 /**
  * Reads the server's version within `timeoutMs`; returns whether the later
@@ -185,37 +151,6 @@ const reviewAccess = async (
     return;
   }
   check.missing = check.access.filter((a) => !a.allowed).map(formatAccessCheck);
-};
-
-/**
- * Says which ownership mode fits: an apps/v1 registration where another
- * DaemonSet controller writes DaemonSet status would fight it (and be
- * fenced), so it is a problem, with the mode to use instead.
- */
-const reviewOwnership = async (
-  cluster: CheckConnection,
-  check: ClusterCheck,
-  record: ClusterRecord
-): Promise<void> => {
-  if (record.ownership !== 'apps/v1') {
-    check.notes.push(
-      "owns AdvancedDaemonSets (apps.dsr.dev) only; the cluster's own controller keeps apps/v1 DaemonSets"
-    );
-    return;
-  }
-  try {
-    const rival = findRivalDaemonSetController(
-      await cluster.probe.daemonSetStatusManagers()
-    );
-    if (rival === undefined) return;
-    check.problems.push(
-      `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`
-    );
-  } catch (e) {
-    check.notes.push(
-      `could not tell whether another DaemonSet controller is active: ${describeError(e)}`
-    );
-  }
 };
 
 /** Returns what a check from this machine cannot prove for the functions. */

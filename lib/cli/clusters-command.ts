@@ -32,6 +32,11 @@ export interface AddOptions {
   ownership?: string;
   /** Overwrite a record that is already registered under the id. */
   replace: boolean;
+  /**
+   * Register apps/v1 ownership without asking the cluster whether another
+   * DaemonSet controller is active there.
+   */
+  skipCheck: boolean;
   /** Requests per second and burst shared by all reconcilers (as given). */
   apiQps?: string;
   apiBurst?: string;
@@ -41,7 +46,14 @@ export interface AddOptions {
 export type ClustersCommand =
   | { name: 'help' }
   | { name: 'list'; table: TableTarget; json: boolean }
-  | { name: 'add'; table: TableTarget; json: boolean; add: AddOptions }
+  | {
+      name: 'add';
+      table: TableTarget;
+      json: boolean;
+      add: AddOptions;
+      /** How long the ownership probe may take. */
+      timeoutMs: number;
+    }
   | {
       name: 'check';
       table: TableTarget;
@@ -68,9 +80,13 @@ commands:
          [--ownership apps/v1|apps.dsr.dev/v1beta1]
                                        which DaemonSets it reconciles: native
                                        ones (default; the cluster's own
-                                       DaemonSet controller must be off) or
-                                       the own AdvancedDaemonSet kind (EKS,
-                                       GKE, AKS)
+                                       DaemonSet controller must be off, and
+                                       add refuses a cluster where one is
+                                       active) or the own AdvancedDaemonSet
+                                       kind (EKS, GKE, AKS)
+         [--skip-check]                register apps/v1 without asking the
+                                       cluster (e.g. not reachable from here)
+         [--timeout SECONDS]           how long that question may take
          [--api-qps N --api-burst N]   the cluster's shared API budget
                                        (default 50 and 100)
          AUTH is one of

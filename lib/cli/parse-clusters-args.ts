@@ -32,6 +32,7 @@ const OPTIONS = {
   mode: { type: 'string' },
   ownership: { type: 'string' },
   replace: { type: 'boolean' },
+  'skip-check': { type: 'boolean' },
   'api-qps': { type: 'string' },
   'api-burst': { type: 'string' },
   timeout: { type: 'string' },
@@ -63,6 +64,8 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
     'mode',
     'ownership',
     'replace',
+    'skip-check',
+    'timeout',
     'api-qps',
     'api-burst',
   ],
@@ -180,7 +183,7 @@ const checkTimeoutOf = (
     Number.isFinite(seconds) &&
     seconds > 0 &&
     seconds <= MAX_CHECK_TIMEOUT_SECONDS;
-  if (name === 'check' && !valid) {
+  if ((name === 'check' || name === 'add') && !valid) {
     problems.push(
       `--timeout must be a number of seconds in (0, ${MAX_CHECK_TIMEOUT_SECONDS}]`
     );
@@ -203,6 +206,7 @@ const addOptionsOf = (values: Values): AddOptions => ({
   mode: (values.mode ?? 'watch') as AddOptions['mode'],
   ...(values.ownership ? { ownership: values.ownership } : {}),
   replace: values.replace ?? false,
+  skipCheck: values['skip-check'] ?? false,
   ...(values['api-qps'] ? { apiQps: values['api-qps'] } : {}),
   ...(values['api-burst'] ? { apiBurst: values['api-burst'] } : {}),
 });
@@ -248,6 +252,12 @@ export const parseClustersArgs = (
         timeoutMs: timeoutSeconds * 1000,
       };
     case 'add':
-      return { name, table, json, add: addOptionsOf(values) };
+      return {
+        name,
+        table,
+        json,
+        add: addOptionsOf(values),
+        timeoutMs: timeoutSeconds * 1000,
+      };
   }
 };

@@ -10,11 +10,8 @@ import type {
   ClusterRegistry,
   OwnershipStore,
 } from '../ports/index.js';
-import {
-  type CheckConnection,
-  checkCluster,
-  describeError,
-} from './check-cluster.js';
+import { type CheckConnection, checkCluster } from './check-cluster.js';
+import { reviewOwnershipBeforeAdd } from './check-ownership.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
 import {
@@ -22,6 +19,7 @@ import {
   type ClustersCommand,
   type TableTarget,
 } from './clusters-command.js';
+import { describeError } from './describe-error.js';
 import {
   describeAuth,
   formatCheck,
@@ -108,12 +106,18 @@ const add = async (
       `cluster ${record.id} is already registered (${describeAuth(existing.auth)}); pass --replace to overwrite it`
     );
   }
+  const review = await reviewOwnershipBeforeAdd(record, command.add.skipCheck, {
+    connect: deps.connect,
+    timeoutMs: command.timeoutMs,
+  });
+  if (review.refusal !== undefined) return failed(review.refusal);
   await deps.registry.put(record);
   const verb = existing === undefined ? 'added' : 'replaced';
   return {
     exitCode: 0,
     lines: [
       `${verb} cluster ${record.id}: ${deps.serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
+      ...review.warnings,
       `next: npm run clusters -- check --id ${record.id} --table ${command.table.tableName}`,
     ],
     json: { [verb]: record.id, record: summary(record, deps) },
@@ -220,6 +224,24 @@ const errorLines = (e: unknown): string[] => {
   return [`error: ${describeError(e)}`];
 };
 
+const runCommand = (
+  command: Exclude<ClustersCommand, { name: 'help' }>,
+  deps: ClustersCliDeps
+): Promise<Outcome> => {
+  switch (command.name) {
+    case 'list':
+      return list(deps);
+    case 'add':
+      return add(command, deps);
+    case 'check':
+      return check(command, deps);
+    case 'remove':
+      return remove(command, deps);
+    case 'unfence':
+      return unfence(command, deps);
+  }
+};
+
 const render = (outcome: Outcome, json: boolean): string =>
   json
     ? `${JSON.stringify(outcome.json, null, 2)}\n`
@@ -256,24 +278,7 @@ export const runClustersCli = async (
   }
   try {
     const deps = depsFor(command.table);
-    let outcome: Outcome;
-    switch (command.name) {
-      case 'list':
-        outcome = await list(deps);
-        break;
-      case 'add':
-        outcome = await add(command, deps);
-        break;
-      case 'check':
-        outcome = await check(command, deps);
-        break;
-      case 'remove':
-        outcome = await remove(command, deps);
-        break;
-      case 'unfence':
-        outcome = await unfence(command, deps);
-        break;
-    }
+    const outcome = await runCommand(command, deps);
     const text = render(outcome, command.json);
     return {
       exitCode: outcome.exitCode,

@@ -14,8 +14,8 @@ import {
   KRUISE_DAEMON_SET,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
-import { describeError } from '../check-cluster.js';
 import { CliUsageError } from '../cli-usage-error.js';
+import { describeError } from '../describe-error.js';
 import { get } from './get-command.js';
 import { migrateDaemonSet } from './migrate.js';
 import {

@@ -11,6 +11,7 @@ import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
 import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { checkCluster } from '#lib/cli/check-cluster.js';
+import { reviewOwnershipBeforeAdd } from '#lib/cli/check-ownership.js';
 import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
@@ -167,7 +168,7 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
     });
   });
 
-  it('clusters check: an apps/v1 registration beside an active DaemonSet controller fails, naming the own kind', async () => {
+  it('clusters check and add: an apps/v1 registration beside an active DaemonSet controller fails, naming the own kind', async () => {
     // Prepare: a DaemonSet in kube-system, as managed control planes run them.
     const name = `probe-${s.ns}`.slice(0, 60);
     await createDaemonSet(s.admin, 'kube-system', name, { none: 'x' });
@@ -200,7 +201,15 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
       // Act
       const native = await checkCluster(record('apps/v1'), deps);
       const own = await checkCluster(record('apps.dsr.dev/v1beta1'), deps);
+      const addNative = await reviewOwnershipBeforeAdd(
+        record('apps/v1'),
+        false,
+        deps
+      );
       // Assess
+      expect(addNative.refusal).toContain(
+        `not registered: ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/${name})`
+      );
       expect(native.ok).toBe(false);
       expect(native.problems).toContain(
         `ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/${name}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`

@@ -54,6 +54,7 @@ describe('clusterRecordFromOptions', () => {
     caFile: 'ca.pem',
     mode: 'watch',
     replace: false,
+    skipCheck: false,
     ...over,
   });
 
@@ -138,6 +139,7 @@ describe('clusterRecordFromOptions', () => {
           id: 'local',
           kubeconfig: 'kube/config',
           context: 'kind',
+          skipCheck: false,
           mode: 'watch',
           replace: false,
         },

@@ -106,8 +106,49 @@ describe('parseClustersArgs', () => {
           caFile: 'ca.pem',
           mode: 'watch',
           replace: false,
+          skipCheck: false,
         },
+        timeoutMs: 5_000,
       });
+    });
+
+    it('takes --skip-check and a --timeout for the ownership question of add', () => {
+      // Act
+      const command = parseClustersArgs(
+        [
+          'add',
+          '--table=t',
+          '--id',
+          'x',
+          '--kubeconfig',
+          'k',
+          '--skip-check',
+          '--timeout',
+          '2',
+        ],
+        {}
+      );
+      // Assess
+      expect(command).toMatchObject({
+        name: 'add',
+        add: { skipCheck: true },
+        timeoutMs: 2_000,
+      });
+      expect(() =>
+        parseClustersArgs(
+          [
+            'add',
+            '--table=t',
+            '--id',
+            'x',
+            '--kubeconfig',
+            'k',
+            '--timeout',
+            '0',
+          ],
+          {}
+        )
+      ).toThrow('--timeout must be a number of seconds in (0, 60]');
     });
 
     it.each([

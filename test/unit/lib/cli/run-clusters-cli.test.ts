@@ -11,6 +11,7 @@ import {
   runClustersCli,
 } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
+import { USER_AGENT } from '#lib/policy/identity.js';
 import { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
 
 const KUBECONFIG = `apiVersion: v1
@@ -97,7 +98,7 @@ describe('runClustersCli', () => {
       // Assess
       expect(added).toEqual({
         exitCode: 0,
-        stdout: `added cluster local: https://10.0.0.1:6443, economy mode, auth kubeconfig ${kubeconfig}\nnext: npm run clusters -- check --id local --table state\n`,
+        stdout: `added cluster local: https://10.0.0.1:6443, economy mode, auth kubeconfig ${kubeconfig}\nwarning: could not tell whether another DaemonSet controller is active: cannot connect: no cluster in unit tests\nnext: npm run clusters -- check --id local --table state\n`,
         stderr: '',
       });
       expect(listed.stdout.split('\n')).toEqual([
@@ -112,6 +113,118 @@ describe('runClustersCli', () => {
       });
       expect(after.stdout).toBe('no clusters registered\n');
       expect(await registry.list()).toEqual([]);
+    });
+
+    describe('asking the cluster before an apps/v1 registration', () => {
+      /** A cluster whose kube-system DaemonSet status these managers write. */
+      const clusterWithStatusManagers = (managers: string[]) => {
+        const probed: string[] = [];
+        deps.connect = async () => ({
+          probe: {
+            version: async () => 'v1.36.3',
+            whoAmI: async () => 'admin',
+            canI: async () => true,
+            daemonSetStatusManagers: async () => {
+              probed.push('daemonSetStatusManagers');
+              return [{ daemonSet: 'kube-system/kube-proxy', managers }];
+            },
+          },
+          close: () => undefined,
+        });
+        return probed;
+      };
+
+      it('refuses apps/v1 where another DaemonSet controller is active, storing nothing', async () => {
+        // Prepare
+        clusterWithStatusManagers(['kube-controller-manager']);
+        // Act
+        const added = await addLocal('eks');
+        // Assess
+        expect(added).toEqual({
+          exitCode: 1,
+          stdout: '',
+          stderr:
+            'error: not registered: ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off (--skip-check registers it anyway)\n',
+        });
+        expect(await registry.list()).toEqual([]);
+      });
+
+      it('adds the own kind there without asking, and apps/v1 with --skip-check', async () => {
+        // Prepare
+        const probed = clusterWithStatusManagers(['kube-controller-manager']);
+        // Act
+        const own = await addLocal(
+          'own',
+          '--ownership',
+          'apps.dsr.dev/v1beta1'
+        );
+        const skipped = await addLocal('forced', '--skip-check');
+        // Assess
+        expect([own.exitCode, skipped.exitCode]).toEqual([0, 0]);
+        expect(own.stdout).not.toContain('warning');
+        expect(probed).toEqual([]);
+        expect((await registry.list()).map((r) => r.id).sort()).toEqual([
+          'forced',
+          'own',
+        ]);
+      });
+
+      it('adds apps/v1 without a word where only this product writes DaemonSet status', async () => {
+        // Prepare
+        const probed = clusterWithStatusManagers([USER_AGENT]);
+        // Act
+        const added = await addLocal('bare');
+        // Assess
+        expect(added.exitCode).toBe(0);
+        expect(added.stdout).not.toContain('warning');
+        expect(probed).toEqual(['daemonSetStatusManagers']);
+      });
+
+      it('warns, and still adds, when the cluster does not answer in time', async () => {
+        // Prepare
+        let closed = 0;
+        deps.connect = async () => ({
+          probe: {
+            version: async () => 'v1.36.3',
+            whoAmI: async () => 'admin',
+            canI: async () => true,
+            daemonSetStatusManagers: () => new Promise<never>(() => undefined),
+          },
+          close: () => {
+            closed++;
+          },
+        });
+        // Act
+        const added = await addLocal('slow', '--timeout', '0.05');
+        // Assess
+        expect(added.exitCode).toBe(0);
+        expect(added.stdout).toContain(
+          'warning: could not tell whether another DaemonSet controller is active: no answer within 0.05 s\n'
+        );
+        expect(closed).toBeGreaterThan(0);
+      });
+
+      it('warns, and still adds, when the probe fails', async () => {
+        // Prepare
+        deps.connect = async () => ({
+          probe: {
+            version: async () => 'v1.36.3',
+            whoAmI: async () => 'admin',
+            canI: async () => true,
+            daemonSetStatusManagers: async () => {
+              throw new Error('forbidden: list daemonsets');
+            },
+          },
+          close: () => undefined,
+        });
+        // Act
+        const added = await addLocal('denied');
+        // Assess
+        expect(added.exitCode).toBe(0);
+        expect(added.stdout).toContain(
+          'warning: could not tell whether another DaemonSet controller is active: forbidden: list daemonsets\n'
+        );
+      });
     });
 
     it('lists clusters as JSON', async () => {

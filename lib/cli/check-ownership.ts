@@ -1,0 +1,124 @@
+/**
+ * Which ownership mode fits a cluster: apps/v1 only where no other
+ * DaemonSet controller is active (managed clusters always run one), told by
+ * who writes the status of the cluster's DaemonSets. Serves `clusters
+ * check` and the question `clusters add` asks before an apps/v1 record.
+ */
+import { findRivalDaemonSetController } from '../policy/fight-detection.js';
+import type { ClusterRecord } from '../ports/index.js';
+import type {
+  CheckConnection,
+  CheckDeps,
+  ClusterCheck,
+} from './check-cluster.js';
+import { describeError, withTimeout } from './describe-error.js';
+
+/** Whether another DaemonSet controller is active on a cluster. */
+export type RivalController =
+  | { found: false }
+  | { found: true; problem: string }
+  | { found: undefined; reason: string };
+
+/**
+ * Looks for another DaemonSet controller: one that writes the status of
+ * the cluster's DaemonSets (kube-system's, where managed clusters run theirs).
+ */
+const probeRivalController = async (
+  cluster: CheckConnection
+): Promise<RivalController> => {
+  try {
+    const rival = findRivalDaemonSetController(
+      await cluster.probe.daemonSetStatusManagers()
+    );
+    return rival === undefined
+      ? { found: false }
+      : {
+          found: true,
+          problem: `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`,
+        };
+  } catch (e) {
+    return {
+      found: undefined,
+      reason: `could not tell whether another DaemonSet controller is active: ${describeError(e)}`,
+    };
+  }
+};
+
+/**
+ * Says which ownership mode fits: an apps/v1 registration where another
+ * DaemonSet controller writes DaemonSet status would fight it (and be
+ * fenced), so it is a problem, with the mode to use instead.
+ */
+export const reviewOwnership = async (
+  cluster: CheckConnection,
+  check: ClusterCheck,
+  record: ClusterRecord
+): Promise<void> => {
+  if (record.ownership !== 'apps/v1') {
+    check.notes.push(
+      "owns AdvancedDaemonSets (apps.dsr.dev) only; the cluster's own controller keeps apps/v1 DaemonSets"
+    );
+    return;
+  }
+  const rival = await probeRivalController(cluster);
+  if (rival.found === true) check.problems.push(rival.problem);
+  if (rival.found === undefined) check.notes.push(rival.reason);
+};
+
+/**
+ * Returns whether another DaemonSet controller is active on the record's
+ * cluster, as `clusters add` asks before an apps/v1 registration; the
+ * probe gets `timeoutMs`. Never throws for a failing cluster.
+ */
+export const findRivalController = async (
+  record: ClusterRecord,
+  deps: Pick<CheckDeps, 'connect' | 'timeoutMs'>
+): Promise<RivalController> => {
+  let cluster: CheckConnection;
+  try {
+    cluster = await deps.connect(record);
+  } catch (e) {
+    return {
+      found: undefined,
+      reason: `could not tell whether another DaemonSet controller is active: cannot connect: ${describeError(e)}`,
+    };
+  }
+  try {
+    return await withTimeout(
+      probeRivalController(cluster),
+      deps.timeoutMs,
+      () => cluster.close()
+    );
+  } catch {
+    return {
+      found: undefined,
+      reason: `could not tell whether another DaemonSet controller is active: no answer within ${deps.timeoutMs / 1000} s`,
+    };
+  } finally {
+    cluster.close();
+  }
+};
+
+/**
+ * Returns what `clusters add` says before it writes a record: a refusal
+ * when apps/v1 ownership meets another active DaemonSet controller, a
+ * warning when it cannot tell; nothing for the own kind or with
+ * `--skip-check`.
+ */
+export const reviewOwnershipBeforeAdd = async (
+  record: ClusterRecord,
+  skipCheck: boolean,
+  deps: Pick<CheckDeps, 'connect' | 'timeoutMs'>
+): Promise<{ refusal?: string; warnings: string[] }> => {
+  if (record.ownership !== 'apps/v1' || skipCheck) return { warnings: [] };
+  const rival = await findRivalController(record, deps);
+  if (rival.found === true) {
+    return {
+      refusal: `not registered: ${rival.problem} (--skip-check registers it anyway)`,
+      warnings: [],
+    };
+  }
+  return {
+    warnings: rival.found === undefined ? [`warning: ${rival.reason}`] : [],
+  };
+};
