@@ -153,14 +153,67 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
   });
 
   describe('validation (Kruise vdaemonset.kb.io rules, as CEL)', () => {
-    it('V3: rejects an empty selector', async () => {
+    it.each([
+      {
+        name: 'TestValidateDaemonSetV1beta1: selector match (matchExpressions)',
+        spec: {
+          selector: {
+            matchExpressions: [
+              { key: 'app', operator: 'In', values: ['agent'] },
+            ],
+          },
+        },
+      },
+      {
+        name: 'TestValidateDaemonSetUpdateStrategyV1beta1: OnDelete',
+        spec: { updateStrategy: { type: 'OnDelete' } },
+      },
+      {
+        name: 'TestValidateDaemonSetUpdateStrategyV1beta1: missing rollingUpdate',
+        spec: { updateStrategy: { type: 'RollingUpdate' } },
+      },
+      {
+        name: 'TestValidateRollingUpdateDaemonSetV1beta1: maxSurge alone, 50% ok',
+        spec: {
+          updateStrategy: {
+            rollingUpdate: { maxSurge: '50%', maxUnavailable: 0 },
+          },
+        },
+      },
+      {
+        name: 'TestValidateRollingUpdateDaemonSetV1beta1: partition ok (int and %)',
+        spec: {
+          updateStrategy: {
+            rollingUpdate: { maxUnavailable: '100%', partition: '30%' },
+          },
+          burstReplicas: '10%',
+        },
+      },
+      {
+        name: 'TestValidateRollingUpdateDaemonSetV1beta1: InPlaceIfPossible with maxUnavailable',
+        spec: {
+          updateStrategy: {
+            rollingUpdate: {
+              rollingUpdateType: 'InPlaceIfPossible',
+              maxUnavailable: 2,
+              partition: 1,
+            },
+          },
+        },
+      },
+    ])('accepts a valid object ($name)', async ({ spec }) => {
+      const stored = await create(manifest(name(), spec));
+      expect(stored).not.toBeInstanceOf(KubeApiError);
+    });
+
+    it('V3: rejects an empty selector (TestValidateDaemonSetSpecV1beta1: empty selector)', async () => {
       await expectRejected(
         manifest(name(), { selector: { matchLabels: {} } }),
         'empty selector is invalid for daemonset'
       );
     });
 
-    it('V2: rejects matchLabels the template labels do not carry', async () => {
+    it('V2: rejects matchLabels the template labels do not carry (TestValidateDaemonSetV1beta1: selector not match)', async () => {
       await expectRejected(
         manifest(name(), { selector: { matchLabels: { app: 'other' } } }),
         '`selector` does not match template `labels`'
@@ -180,7 +233,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V5: rejects a restartPolicy other than Always', async () => {
+    it('V5: rejects a restartPolicy other than Always (TestValidateDaemonSetSpecV1beta1: restartPolicy)', async () => {
       await expectRejected(
         manifest(
           name(),
@@ -197,7 +250,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V6: rejects activeDeadlineSeconds', async () => {
+    it('V6: rejects activeDeadlineSeconds (TestValidateDaemonSetSpecV1beta1: activeDeadlineSeconds)', async () => {
       await expectRejected(
         manifest(
           name(),
@@ -221,14 +274,14 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V7: rejects a negative revisionHistoryLimit', async () => {
+    it('V7: rejects a negative revisionHistoryLimit (TestValidateDaemonSetSpecV1beta1: revisionHistoryLimit)', async () => {
       await expectRejected(
         manifest(name(), { revisionHistoryLimit: -1 }),
         'spec.revisionHistoryLimit in body should be greater than or equal to 0'
       );
     });
 
-    it('V8: rejects a lifecycle.inPlaceUpdate hook', async () => {
+    it('V8: rejects a lifecycle.inPlaceUpdate hook (TestValidateDaemonSetSpecV1beta1: inPlaceUpdate hook)', async () => {
       await expectRejected(
         manifest(name(), {
           lifecycle: { inPlaceUpdate: { labelsHandler: { a: 'b' } } },
@@ -237,7 +290,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V9: rejects an unknown updateStrategy type', async () => {
+    it('V9: rejects an unknown updateStrategy type (TestValidateDaemonSetUpdateStrategyV1beta1: invalid type)', async () => {
       await expectRejected(
         manifest(name(), { updateStrategy: { type: 'Recreate' } }),
         'spec.updateStrategy.type: Unsupported value: "Recreate"'
@@ -250,22 +303,25 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       { field: 'maxSurge', value: 'abc' },
       { field: 'partition', value: '101%' },
       { field: 'partition', value: -2 },
-    ])('V10/V12: rejects $field $value', async ({ field, value }) => {
-      await expectRejected(
-        manifest(name(), {
-          updateStrategy: {
-            type: 'RollingUpdate',
-            rollingUpdate: {
-              ...(field === 'maxSurge' ? { maxUnavailable: 0 } : {}),
-              [field]: value,
+    ])(
+      'V10/V12: rejects $field $value (TestValidateRollingUpdateDaemonSetV1beta1: 150% rejected)',
+      async ({ field, value }) => {
+        await expectRejected(
+          manifest(name(), {
+            updateStrategy: {
+              type: 'RollingUpdate',
+              rollingUpdate: {
+                ...(field === 'maxSurge' ? { maxUnavailable: 0 } : {}),
+                [field]: value,
+              },
             },
-          },
-        }),
-        `${field} must be a non-negative integer or a percentage from 0% to 100%`
-      );
-    });
+          }),
+          `${field} must be a non-negative integer or a percentage from 0% to 100%`
+        );
+      }
+    );
 
-    it('V10: rejects maxSurge and maxUnavailable both non-zero', async () => {
+    it('V10: rejects maxSurge and maxUnavailable both non-zero (TestValidateRollingUpdateDaemonSetV1beta1: both)', async () => {
       await expectRejected(
         manifest(name(), {
           updateStrategy: {
@@ -276,7 +332,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V10: rejects maxSurge and maxUnavailable both zero', async () => {
+    it('V10: rejects maxSurge and maxUnavailable both zero (TestValidateRollingUpdateDaemonSetV1beta1: both-zero)', async () => {
       await expectRejected(
         manifest(name(), {
           updateStrategy: {
@@ -287,7 +343,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V11: rejects maxSurge with InPlaceIfPossible', async () => {
+    it('V11: rejects maxSurge with InPlaceIfPossible (TestValidateRollingUpdateDaemonSetV1beta1: InPlace+surge rejected)', async () => {
       await expectRejected(
         manifest(name(), {
           updateStrategy: {
@@ -302,7 +358,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('V11: rejects an unknown rollingUpdateType', async () => {
+    it('V11: rejects an unknown rollingUpdateType (TestValidateRollingUpdateDaemonSetV1beta1: Invalid type)', async () => {
       await expectRejected(
         manifest(name(), {
           updateStrategy: { rollingUpdate: { rollingUpdateType: 'Surging' } },
@@ -321,7 +377,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       }
     );
 
-    it('U1: rejects a change of the selector', async () => {
+    it('U1: rejects a change of the selector (TestValidateDaemonSetUpdateV1beta1: selector change rejected)', async () => {
       // Prepare
       const created = (await create(manifest(name()))) as {
         metadata: { name: string };
@@ -349,7 +405,7 @@ describe('the AdvancedDaemonSet CRD (apps.dsr.dev/v1beta1)', () => {
       );
     });
 
-    it('U1: accepts changes to every other field', async () => {
+    it('U1: accepts changes to every other field (TestValidateDaemonSetUpdateV1beta1: burstReplicas change ok)', async () => {
       // Prepare
       const created = (await create(manifest(name()))) as {
         metadata: { name: string };

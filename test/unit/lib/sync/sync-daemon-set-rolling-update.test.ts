@@ -17,6 +17,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseDaemonSetKey } from '#lib/keys.js';
 import { newControllerRef } from '#lib/reconcile/k8s/controller-ref.js';
+import {
+  ADVANCED_DAEMON_SET,
+  type DaemonSetKind,
+  NATIVE_DAEMON_SET,
+} from '#lib/reconcile/k8s/daemon-set-kind.js';
 import { getTargetNodeName } from '#lib/reconcile/k8s/node-affinity.js';
 import { isPodReady } from '#lib/reconcile/k8s/pod-util.js';
 import type {
@@ -66,10 +71,17 @@ const step = async (
   expect(error).toBeUndefined();
 };
 
+/** Returns the DaemonSet as an object of `kind`. */
+const ofKind = (ds: DaemonSet, kind: DaemonSetKind): DaemonSet => ({
+  ...ds,
+  apiVersion: kind.apiVersion,
+  kind: kind.kind,
+});
+
 /** `nodes` nodes and DaemonSet foo; the first sync creates a pod on each. */
-const launch = async (nodes: number) => {
+const launch = async (nodes: number, kind: DaemonSetKind) => {
   const h = newHarness();
-  const ds = addDaemonSet(h, newDaemonSet('foo'));
+  const ds = addDaemonSet(h, ofKind(newDaemonSet('foo'), kind));
   h.cluster.nodes = makeNodes(0, nodes);
   await expectSync(h, ds, { creates: nodes, deletes: 0, events: 0 });
   return { h, ds };
@@ -104,10 +116,15 @@ const hashOf = (pod: Pod): string =>
 const readyNames = (h: Harness): Set<string> =>
   new Set(h.cluster.pods.filter(isPodReady).map((p) => p.metadata?.name ?? ''));
 
-describe('syncDaemonSet rolling update (update_test.go)', () => {
+describe.each([
+  { kind: NATIVE_DAEMON_SET, source: 'update_test.go' },
+  // Kruise's daemonset_update_test.go carries upstream's tests under the
+  // same names: the own kind runs them through the same core.
+  { kind: ADVANCED_DAEMON_SET, source: 'Kruise daemonset_update_test.go' },
+])('syncDaemonSet rolling update of $kind.kind ($source)', ({ kind }) => {
   it('TestDaemonSetUpdatesPods: replaces pods in waves of maxUnavailable', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     markPodsReady(h);
     update(h, ds, 'foo2/bar2', newUpdateUnavailable(2));
     // Act / Assess
@@ -124,7 +141,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesPodsWithMaxSurge: creates up to maxSurge, then deletes old pods once new ones are ready', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     markPodsReady(h);
     const maxSurge = 2;
     update(h, ds, 'foo2/bar2', newUpdateSurge(maxSurge));
@@ -146,7 +163,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
   it('TestDaemonSetUpdatesPodsNotMatchTainstWithMaxSurge: deletes the pod of a no-longer-tolerated node only while availability stays above desired', async () => {
     // Prepare
     const h = newHarness();
-    const ds = newDaemonSet('foo');
+    const ds = ofKind(newDaemonSet('foo'), kind);
     const maxSurge = 1;
     if (ds.spec?.template.spec) {
       ds.spec.updateStrategy = newUpdateSurge(maxSurge);
@@ -194,7 +211,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesWhenNewPodIsNotReady: stalls once maxUnavailable new pods are unready', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     markPodsReady(h);
     const maxUnavailable = 3;
     update(h, ds, 'foo2/bar2', newUpdateUnavailable(maxUnavailable));
@@ -206,7 +223,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesSomeOldPodsNotReady: a second update replaces only the unready new pods', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     markPodsReady(h);
     const maxUnavailable = 2;
     update(h, ds, 'foo2/bar2', newUpdateUnavailable(maxUnavailable));
@@ -224,7 +241,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesSaveOldHealthyPods: never restarts a ready pod while unavailable pods spend the budget', async () => {
     // Prepare: 10 ready pods of the first template, 10 unready new ones.
-    const { h, ds } = await launch(20);
+    const { h, ds } = await launch(20, kind);
     markPodsReady(h);
     update(h, ds, 'foo2/bar2', newUpdateUnavailable(10));
     await step(h, ds, 0, 10);
@@ -253,7 +270,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesAllOldNotReadyPodsAndNewNotReadyPods: replaces the unready old pods although unready new pods exhaust the budget', async () => {
     // Prepare: roll 100 nodes to the second template, 10 at a time.
-    const { h, ds } = await launch(100);
+    const { h, ds } = await launch(100, kind);
     markPodsReady(h);
     const hash1 = hashOf(h.cluster.pods[0] as Pod);
     const maxUnavailable = 10;
@@ -297,7 +314,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesAllOldPodsNotReady: replaces every unready old pod at once, beyond maxUnavailable', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     update(h, ds, 'foo2/bar2', newUpdateUnavailable(3));
     // Act / Assess
     await step(h, ds, 0, 5);
@@ -307,7 +324,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesAllOldPodsNotReadyMaxSurge: surges onto every unready node and waits minReadySeconds before deleting', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     const maxSurge = 3;
     update(h, ds, 'foo2/bar2', newUpdateSurge(maxSurge));
     // Act / Assess: all old pods are unavailable, so all are surged.
@@ -359,7 +376,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesAllOldPodsNotReadyMaxSurge: keeps old pods until the new ones are ready for exactly minReadySeconds', async () => {
     // Prepare
-    const { h, ds } = await launch(2);
+    const { h, ds } = await launch(2, kind);
     markPodsReady(h);
     updateSpec(h, ds, (s) => {
       s.minReadySeconds = 15;
@@ -377,7 +394,7 @@ describe('syncDaemonSet rolling update (update_test.go)', () => {
 
   it('TestDaemonSetUpdatesNoTemplateChanged: switching to RollingUpdate alone restarts nothing', async () => {
     // Prepare
-    const { h, ds } = await launch(5);
+    const { h, ds } = await launch(5, kind);
     updateSpec(h, ds, (s) => {
       s.updateStrategy = newUpdateUnavailable(3);
     });

@@ -71,7 +71,7 @@ describe('planPreparingDelete', () => {
     });
   });
 
-  it('marks hooked pods PreparingDelete, deletes the others, drops vanished ones', () => {
+  it('TestSetPodLifecycle, Test_realControl_UpdatePodLifecycle: marks hooked pods PreparingDelete (label + timestamp annotation), leaves pods already in that state, deletes the others, drops vanished ones', () => {
     // Prepare
     const pods = [
       {},

@@ -189,7 +189,7 @@ describe('rollout controls', () => {
   });
 
   describe('isPreparingDelete', () => {
-    it('reads Kruise’s lifecycle label', () => {
+    it('TestGetPodLifecycleState: reads Kruise’s lifecycle label', () => {
       expect(
         isPreparingDelete({
           metadata: { labels: { [LIFECYCLE_STATE_LABEL]: PREPARING_DELETE } },
