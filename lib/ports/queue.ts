@@ -38,6 +38,12 @@ export interface WorkQueueLedger {
  * What a queue adapter stores to coalesce adds and keep one timer per key
  * (client-go's dirty set and the delaying queue's `waitingForQueue`).
  */
+/** A key's armed timer: its token and when it is due. */
+export interface ArmedTimer {
+  token: string;
+  dueAtMs: number;
+}
+
 export interface WorkQueueMarks {
   /** Marks the key dirty; false when it already was (the add coalesces). */
   markDirty(key: string): Promise<boolean>;
@@ -46,11 +52,16 @@ export interface WorkQueueMarks {
   /**
    * Arms the key's timer for `dueAtMs` unless an earlier timer is pending;
    * returns the new timer's token, or undefined when the pending one fires
-   * first.
+   * first. A pending timer never confirmed sent stops counting after a
+   * while (its writer died before sending its message).
    */
   armTimer(key: string, dueAtMs: number): Promise<string | undefined>;
+  /** Records that the message of timer `token` was sent. */
+  confirmTimer(key: string, token: string): Promise<void>;
   /** Returns whether `token` is still the key's armed timer. */
   isTimerArmed(key: string, token: string): Promise<boolean>;
+  /** Returns the key's armed timer, if any. */
+  armedTimer(key: string): Promise<ArmedTimer | undefined>;
   /** Disarms the timer if `token` is still the armed one. */
   disarmTimer(key: string, token: string): Promise<void>;
 }

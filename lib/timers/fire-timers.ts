@@ -12,8 +12,10 @@
  *
  * Assumptions / Invariants:
  * - A timer message is `{"key","dueAtMs","token"}`; `token` names the armed
- *   timer in WorkQueueMarks, and a message whose token is no longer armed is
- *   stale and dropped.
+ *   timer in WorkQueueMarks. A message whose timer was replaced by one due no
+ *   later is dropped (that one fires); one replaced by a later timer (its
+ *   own looked unsent: it was armed long ago and never confirmed) still
+ *   fires, so a replacement never postpones a wake-up.
  * - Delays beyond 900 s are chained: a message delivered while its due time
  *   is still more than TIMER_SLACK_MS away is sent again with the rest.
  * - Delivery is at least once: firing adds the key before it disarms the
@@ -37,7 +39,7 @@ import type {
 export interface FireTimerDeps {
   delayQueue: DelayQueue;
   workQueue: Pick<WorkQueue, 'add'>;
-  marks: Pick<WorkQueueMarks, 'isTimerArmed' | 'disarmTimer'>;
+  marks: Pick<WorkQueueMarks, 'armedTimer' | 'disarmTimer'>;
   clock: Clock;
 }
 
@@ -66,7 +68,11 @@ export const fireTimer = async (
   const timer = parseTimerMessage(body);
   // Checked first, so a replaced timer also stops being chained: a
   // superseded 1-hour timer costs one message, not four.
-  if (!(await deps.marks.isTimerArmed(timer.key, timer.token))) {
+  const armed = await deps.marks.armedTimer(timer.key);
+  if (
+    armed === undefined ||
+    (armed.token !== timer.token && armed.dueAtMs <= timer.dueAtMs)
+  ) {
     return 'superseded';
   }
   const remainingMs = timer.dueAtMs - deps.clock.now();
@@ -80,6 +86,9 @@ export const fireTimer = async (
   // Add before disarming: a crash in between re-delivers this message, which
   // adds again (coalesced by the dirty mark). The reverse order could lose it.
   await deps.workQueue.add(timer.key);
-  await deps.marks.disarmTimer(timer.key, timer.token);
+  // Only its own timer: a later one replacing it still has to fire.
+  if (armed.token === timer.token) {
+    await deps.marks.disarmTimer(timer.key, timer.token);
+  }
   return 'fired';
 };

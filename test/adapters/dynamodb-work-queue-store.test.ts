@@ -13,6 +13,7 @@ import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import {
   createTestTable,
@@ -21,6 +22,7 @@ import {
   writeItem,
 } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
 
 const N = 20;
 let table: TestTable;
@@ -381,6 +383,82 @@ describe('DynamoWorkQueueStore', () => {
       ]);
       // Assess
       expect(await store.isTimerArmed(key, current ?? '')).toBe(true);
+    });
+  });
+
+  describe('an SDK retry after a committed write (its response lost)', () => {
+    const isOperation =
+      (expression: string) => (input: Record<string, unknown>) =>
+        String(input.UpdateExpression ?? '').includes(expression);
+
+    it('markDirty still reports the mark as its own, so add sends', async () => {
+      // Prepare
+      const t = await createTestTable(inject('dynamodbEndpoint'));
+      const lost = loseResponsesAfterCommit(
+        t.client,
+        'UpdateItemCommand',
+        isOperation('#dirty = :true')
+      );
+      const { store } = newStore(t);
+      const key = newKey();
+      // Act
+      const marked = await store.markDirty(key);
+      // Assess
+      expect(lost.lost).toBe(1);
+      expect(marked).toBe(true);
+      expect(await store.markDirty(key)).toBe(false);
+      t.client.destroy();
+    });
+
+    it('armTimer still returns its token, so addAfter sends the timer message', async () => {
+      // Prepare
+      const t = await createTestTable(inject('dynamodbEndpoint'));
+      const lost = loseResponsesAfterCommit(
+        t.client,
+        'UpdateItemCommand',
+        isOperation('#timerToken = :token')
+      );
+      const { store, clock } = newStore(t);
+      const key = newKey();
+      // Act
+      const token = await store.armTimer(key, clock.now() + 5_000);
+      // Assess
+      expect(lost.lost).toBe(1);
+      expect(token).toBeDefined();
+      expect(await store.isTimerArmed(key, token ?? '')).toBe(true);
+      t.client.destroy();
+    });
+  });
+
+  describe('a timer armed but never sent (the writer died in between)', () => {
+    it('blocks a later timer only until UNSENT_TIMER_MS, then is replaced', async () => {
+      // Prepare: armed for +60 s, message never sent, never confirmed.
+      const { store, clock } = newStore();
+      const key = newKey();
+      const orphan = await store.armTimer(key, clock.now() + 60_000);
+      // Act
+      const blocked = await store.armTimer(key, clock.now() + 90_000);
+      clock.step(UNSENT_TIMER_MS + 1);
+      const rearmed = await store.armTimer(key, clock.now() + 90_000);
+      // Assess
+      expect(orphan).toBeDefined();
+      expect(blocked).toBeUndefined();
+      expect(rearmed).toBeDefined();
+      expect(await store.isTimerArmed(key, rearmed ?? '')).toBe(true);
+    });
+
+    it('keeps blocking later timers once its message was sent (confirmed)', async () => {
+      // Prepare
+      const { store, clock } = newStore();
+      const key = newKey();
+      const token = await store.armTimer(key, clock.now() + 60_000);
+      await store.confirmTimer(key, token ?? '');
+      // Act
+      clock.step(UNSENT_TIMER_MS + 1);
+      const later = await store.armTimer(key, clock.now() + 90_000);
+      // Assess
+      expect(later).toBeUndefined();
+      expect(await store.isTimerArmed(key, token ?? '')).toBe(true);
     });
   });
 });

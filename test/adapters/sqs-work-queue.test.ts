@@ -8,7 +8,10 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchItemFailure, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
+import {
+  MemoryWorkQueueStore,
+  UNSENT_TIMER_MS,
+} from '#lib/adapters/memory/memory-work-queue-store.js';
 import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
 import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
 import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
@@ -284,6 +287,19 @@ describe('SqsWorkQueue', () => {
       expect(await delayedTimers()).toBe(1);
       const { token } = parseTimerMessage(resent[0]?.body ?? '');
       expect(await marks.isTimerArmed(KEY, token)).toBe(true);
+    });
+
+    it('confirms the timer it sent, so it keeps winning beyond UNSENT_TIMER_MS', async () => {
+      // Prepare
+      const clock = new FakeClock();
+      const store = new MemoryWorkQueueStore({ clock });
+      const timed = newQueue({ clock, marks: store });
+      // Act
+      await timed.addAfter(KEY, 60_000);
+      clock.step(UNSENT_TIMER_MS + 1);
+      await timed.addAfter(KEY, 60_000); // later than the pending one
+      // Assess
+      expect(await delayedTimers()).toBe(1);
     });
 
     it('disarms the timer and throws when the delay queue refuses the timer', async () => {

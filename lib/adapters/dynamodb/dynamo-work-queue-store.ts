@@ -3,9 +3,12 @@
  * client-go's dirty set, the delaying queue's one timer per key and the rate
  * limiter's failure count, shared by every bridge and reconciler.
  *
- * Item: dirty (BOOL) + dirtyAtMs, failures (N), timerToken (S) +
- * timerDueAtMs, expiresAt. Every method is one conditional write or one
- * consistent read; an item whose `expiresAt` has passed counts as absent.
+ * Item: dirty (BOOL) + dirtyAtMs + markId, failures (N), timerToken (S) +
+ * timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed sent),
+ * expiresAt. Every method is one conditional write or one consistent read;
+ * an item whose `expiresAt` has passed counts as absent. Each conditional
+ * write carries its own id, so the SDK's retry of a write that committed is
+ * recognised as the same write.
  *
  * Invariants: of concurrent `markDirty` calls exactly one returns true; the
  * armed timer is always the earliest one asked for (until it is stale); a
@@ -13,11 +16,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import type { WorkQueueLedger, WorkQueueMarks } from '../../ports/index.js';
+import type {
+  ArmedTimer,
+  WorkQueueLedger,
+  WorkQueueMarks,
+} from '../../ports/index.js';
 import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_TIMER_MS,
 } from '../memory/memory-work-queue-store.js';
 import {
   bool,
@@ -40,13 +48,21 @@ import {
   toEpochSeconds,
 } from './table-schema.js';
 
-/** No fresh dirty mark: never marked, cleared, or its message was lost. */
+/**
+ * No fresh dirty mark: never marked, cleared, or its message was lost — or
+ * the mark is this very call's (an SDK retry of a write that committed
+ * while its response was lost must not read as "already marked").
+ */
 const HAS_NO_FRESH_MARK =
-  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark';
+  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark OR #markId = :markId';
 
-/** No timer that fires no later than the new one and is not stale. */
+/**
+ * No timer that fires no later than the new one and is not stale, nor one
+ * armed long ago whose message was never confirmed sent — or the timer is
+ * this very call's (an SDK retry after a lost response).
+ */
 const HAS_NO_EARLIER_TIMER =
-  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer';
+  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
 
 /** The item exists (writes that undo something never create one). */
 const EXISTS = 'attribute_exists(#pk)';
@@ -59,13 +75,15 @@ export class DynamoWorkQueueStore
   async markDirty(key: string): Promise<boolean> {
     const now = this.clock.now();
     const outcome = await this.#updateLive('markDirty', key, now, {
-      update: 'SET #dirty = :true, #dirtyAtMs = :now, #expiresAt = :expiresAt',
+      update:
+        'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #expiresAt = :expiresAt',
       condition: HAS_NO_FRESH_MARK,
       values: {
         ':true': bool(true),
         ':false': bool(false),
         ':now': num(now),
         ':staleMark': num(now - DIRTY_MARK_TTL_MS),
+        ':markId': str(randomUUID()),
       },
     });
     return outcome.ok;
@@ -122,12 +140,14 @@ export class DynamoWorkQueueStore
       now,
       {
         update:
-          'SET #timerToken = :token, #timerDueAtMs = :dueAtMs, #expiresAt = :expiresAt',
+          'SET #timerToken = :token, #timerDueAtMs = :dueAtMs, #timerUnsentSinceMs = :now, #expiresAt = :expiresAt',
         condition: HAS_NO_EARLIER_TIMER,
         values: {
           ':token': str(token),
           ':dueAtMs': num(dueAtMs),
+          ':now': num(now),
           ':staleTimer': num(now - STALE_TIMER_MS),
+          ':staleUnsent': num(now - UNSENT_TIMER_MS),
         },
       },
       'NONE',
@@ -138,30 +158,45 @@ export class DynamoWorkQueueStore
   }
 
   async isTimerArmed(key: string, token: string): Promise<boolean> {
+    return (await this.armedTimer(key))?.token === token;
+  }
+
+  async armedTimer(key: string): Promise<ArmedTimer | undefined> {
     const pk = this.#pk(key);
-    const { Item: item } = await callDynamo(`isTimerArmed ${pk}`, () =>
+    const { Item: item } = await callDynamo(`armedTimer ${pk}`, () =>
       this.client.send(
         new GetItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
           ConsistentRead: true,
-          ProjectionExpression: '#timerToken, #expiresAt',
+          ProjectionExpression: '#timerToken, #timerDueAtMs, #expiresAt',
           ExpressionAttributeNames: {
             '#timerToken': 'timerToken',
+            '#timerDueAtMs': 'timerDueAtMs',
             '#expiresAt': 'expiresAt',
           },
         })
       )
     );
-    return (
-      !isExpiredItem(item, this.clock.now()) &&
-      readString(item, 'timerToken') === token
-    );
+    if (isExpiredItem(item, this.clock.now())) return undefined;
+    const token = readString(item, 'timerToken');
+    const dueAtMs = readNumber(item, 'timerDueAtMs');
+    return token === undefined || dueAtMs === undefined
+      ? undefined
+      : { token, dueAtMs };
+  }
+
+  async confirmTimer(key: string, token: string): Promise<void> {
+    await this.#updateExisting('confirmTimer', key, {
+      update: 'REMOVE #timerUnsentSinceMs',
+      condition: '#timerToken = :token',
+      values: { ':token': str(token) },
+    });
   }
 
   async disarmTimer(key: string, token: string): Promise<void> {
     await this.#updateExisting('disarmTimer', key, {
-      update: 'REMOVE #timerToken, #timerDueAtMs',
+      update: 'REMOVE #timerToken, #timerDueAtMs, #timerUnsentSinceMs',
       condition: '#timerToken = :token',
       values: { ':token': str(token) },
     });

@@ -6,7 +6,9 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
+import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
+  ArmedTimer,
   Clock,
   WorkQueueLedger,
   WorkQueueMarks,
@@ -19,12 +21,23 @@ import type {
 export const DIRTY_MARK_TTL_MS = 5 * 60_000;
 
 /**
- * How long past its due time an armed timer still blocks a later one: none.
- * A due timer is being fired — the key is added before the timer is
- * disarmed, so the sync it causes may arm the next timer in between — or its
- * message was lost; either way the new timer must be armed.
+ * How long past its due time an armed timer still blocks a later one:
+ * less than none. A timer within TIMER_SLACK_MS of its due time may be
+ * firing already (timers fire up to the slack early, and a firing Lambda's
+ * clock may run behind): the key is added before the timer is disarmed, so
+ * the sync it causes must be able to arm the next timer in between. Past
+ * its due time a timer is being fired or its message was lost; either way
+ * the new timer must be armed.
  */
-export const STALE_TIMER_MS = 0;
+export const STALE_TIMER_MS = -TIMER_SLACK_MS;
+
+/**
+ * How long an armed timer whose message was never confirmed sent still
+ * blocks a later one: the writer died (or lost its connection) between
+ * arming and sending. Far above an SQS send, far below the 360-s redelivery
+ * of the sync that asked for it, which can then arm it anew.
+ */
+export const UNSENT_TIMER_MS = 30_000;
 
 /**
  * How long a key's bookkeeping outlives its last write (the item's TTL).
@@ -37,7 +50,8 @@ interface QueueEntry {
   dirty: boolean;
   dirtyAtMs?: number;
   failures: number;
-  timer?: { token: string; dueAtMs: number };
+  /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
+  timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
   expiresAtMs: number;
 }
 
@@ -107,12 +121,18 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     if (
       armed !== undefined &&
       armed.dueAtMs <= dueAtMs &&
-      armed.dueAtMs >= now - STALE_TIMER_MS
+      armed.dueAtMs >= now - STALE_TIMER_MS &&
+      !(
+        armed.unsentSinceMs !== undefined &&
+        armed.unsentSinceMs < now - UNSENT_TIMER_MS
+      )
     ) {
       return undefined;
     }
     const token = randomUUID();
-    this.#write(key, entry, now, { timer: { token, dueAtMs } });
+    this.#write(key, entry, now, {
+      timer: { token, dueAtMs, unsentSinceMs: now },
+    });
     // Outlive the timer, whatever wrote last.
     entry.expiresAtMs = Math.max(now, dueAtMs) + QUEUE_ITEM_TTL_MS;
     return token;
@@ -121,6 +141,18 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   /** Returns whether `token` is the key's armed timer. */
   async isTimerArmed(key: string, token: string): Promise<boolean> {
     return this.#live(key, this.#clock.now())?.timer?.token === token;
+  }
+
+  /** Returns the key's armed timer, if any. */
+  async armedTimer(key: string): Promise<ArmedTimer | undefined> {
+    const timer = this.#live(key, this.#clock.now())?.timer;
+    return timer && { token: timer.token, dueAtMs: timer.dueAtMs };
+  }
+
+  /** Records that the timer's message was sent (it no longer goes stale). */
+  async confirmTimer(key: string, token: string): Promise<void> {
+    const timer = this.#entries.get(key)?.timer;
+    if (timer?.token === token) delete timer.unsentSinceMs;
   }
 
   /** Disarms the timer if `token` is still the armed one. */

@@ -134,6 +134,10 @@ export class SqsWorkQueue implements WorkQueue {
       }
       throw e;
     }
+    // Best effort: an unconfirmed timer may be replaced by a later one after
+    // UNSENT_TIMER_MS, and its message then still fires (fire-timers.ts),
+    // so a failed confirmation costs at most one extra sync.
+    await this.#marks.confirmTimer(key, token).catch(() => undefined);
   }
 
   /**

@@ -3,7 +3,10 @@
  * beyond SQS's 900-s delay, "earliest ready time wins", poison bodies.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
+import {
+  MemoryWorkQueueStore,
+  UNSENT_TIMER_MS,
+} from '#lib/adapters/memory/memory-work-queue-store.js';
 import { PoisonMessageError } from '#lib/errors.js';
 import { formatTimerMessage } from '#lib/policy/timer-message.js';
 import type { DelayQueue } from '#lib/ports/index.js';
@@ -140,6 +143,41 @@ describe('fireTimer', () => {
     expect([early, due]).toEqual(['superseded', 'superseded']);
     expect(workQueue.added).toEqual([]);
     expect(delayQueue.sent).toEqual([]);
+  });
+
+  it('lets the sync an early-fired timer caused arm its next timer (clock skew, F21)', async () => {
+    // Prepare: due in 5 s, fired 0.8 s early (the firing clock runs behind).
+    const { body, token } = await arm(5_000);
+    clock.step(4_200);
+    let next: string | undefined;
+    workQueue.add = async (key: string) => {
+      workQueue.added.push(key);
+      // The sync runs before the firing disarms, and asks for +30 s.
+      clock.step(300);
+      next = await marks.armTimer(KEY, clock.now() + 30_000);
+    };
+    // Act
+    const outcome = await fireTimer(body, deps);
+    // Assess: the requeue survives the disarm of the fired timer.
+    expect(outcome).toBe('fired');
+    expect(next).toBeDefined();
+    expect(await marks.isTimerArmed(KEY, next ?? '')).toBe(true);
+    expect(await marks.isTimerArmed(KEY, token)).toBe(false);
+  });
+
+  it('still fires a timer that a later one replaced because it looked unsent, and leaves the later one armed', async () => {
+    // Prepare: armed, sent, never confirmed; 30 s on a later timer replaces it.
+    const { body } = await arm(60_000);
+    clock.step(UNSENT_TIMER_MS + 1);
+    const later = await marks.armTimer(KEY, clock.now() + 120_000);
+    clock.step(60_000);
+    // Act
+    const outcome = await fireTimer(body, deps);
+    // Assess
+    expect(later).toBeDefined();
+    expect(outcome).toBe('fired');
+    expect(workQueue.added).toEqual([KEY]);
+    expect(await marks.isTimerArmed(KEY, later ?? '')).toBe(true);
   });
 
   it('drops a duplicate delivery of a timer that already fired', async () => {

@@ -4,6 +4,7 @@ import {
   MemoryWorkQueueStore,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 
@@ -228,5 +229,31 @@ describe('MemoryWorkQueueStore', () => {
       const earliest = tokens[dues.indexOf(clock.now() + 1_000)];
       expect(await store.isTimerArmed(KEY, earliest ?? '')).toBe(true);
     });
+  });
+});
+
+describe('MemoryWorkQueueStore timers never confirmed sent', () => {
+  it('lets a later timer replace one armed UNSENT_TIMER_MS ago and never confirmed, not a confirmed one', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const orphan = await store.armTimer('a', clock.now() + 60_000);
+    const sent = await store.armTimer('b', clock.now() + 60_000);
+    await store.confirmTimer('b', sent ?? '');
+    await store.confirmTimer('b', 'not-the-token');
+    // Act
+    const early = await store.armTimer('a', clock.now() + 90_000);
+    clock.step(UNSENT_TIMER_MS + 1);
+    const replacing = await store.armTimer('a', clock.now() + 90_000);
+    const blocked = await store.armTimer('b', clock.now() + 90_000);
+    // Assess
+    expect(orphan).toBeDefined();
+    expect(early).toBeUndefined();
+    expect(replacing).toBeDefined();
+    expect(blocked).toBeUndefined();
+    expect(await store.armedTimer('a')).toEqual({
+      token: replacing,
+      dueAtMs: clock.now() + 90_000,
+    });
+    expect(await store.armedTimer('never')).toBeUndefined();
   });
 });
