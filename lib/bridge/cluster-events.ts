@@ -14,11 +14,13 @@ import type {
 } from '../ports/index.js';
 import * as handlers from '../reconcile/event-keys/index.js';
 import * as resumed from '../reconcile/event-keys/resumed.js';
+import { getControllerOf } from '../reconcile/k8s/controller-ref.js';
 import type {
   ControllerRevision,
   DaemonSet,
   KubeObject,
   Node,
+  OwnerReference,
   Pod,
 } from '../reconcile/k8s/types.js';
 import { applyEventKeys } from './apply-event-keys.js';
@@ -38,6 +40,11 @@ export class ClusterEvents {
   readonly #view: DaemonSetView;
   #index = new Map<string, resumed.NodeFacts>();
   #indexDirty = false;
+  /**
+   * Each pod's controller reference as last seen in this run (null: none),
+   * so a controller change wakes the old owner. ~100 bytes a pod.
+   */
+  readonly #podOwners = new Map<string, OwnerReference | null>();
   readonly #d: {
     watch: ClusterWatch;
     queue: WorkQueue;
@@ -187,9 +194,15 @@ export class ClusterEvents {
 
   async #onPod(type: EventType, pod: Pod): Promise<void> {
     const view = this.#view.view();
+    const uid = pod.metadata?.uid ?? '';
+    const lastOwner = this.#podOwners.get(uid);
+    if (type === 'DELETED') {
+      this.#podOwners.delete(uid);
+      return this.#apply(handlers.deletePod(view, pod));
+    }
+    this.#podOwners.set(uid, getControllerOf(pod) ?? null);
     if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod));
-    if (type === 'DELETED') return this.#apply(handlers.deletePod(view, pod));
-    return this.#apply(resumed.updatePodResumed(view, pod));
+    return this.#apply(resumed.updatePodResumed(view, pod, lastOwner));
   }
 
   async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {

@@ -4,8 +4,9 @@
  * update (upstream's handlers get `old` from the informer cache). It keeps
  * upstream's handlers and supplies the least it can know about `old`:
  * - pods and revisions: an unknown old object, assumed to have had other
- *   labels, the same controller and no Ready condition — every update wakes
- *   at least what upstream would wake, never less;
+ *   labels and no Ready condition, and the controller the bridge last saw
+ *   on the pod (else the same one) — every update wakes at least what
+ *   upstream would wake, never less, once the bridge has seen the pod;
  * - nodes: the node index the bridge keeps (labels and taints per node, the
  *   only node fields placement reads), so a node update wakes exactly the
  *   DaemonSets whose placement on that node changes, decided by
@@ -17,7 +18,13 @@
  */
 
 import { nodeShouldUpdateBySelector } from '../advanced/rollout-controls.js';
-import type { ControllerRevision, Node, Pod, Taint } from '../k8s/types.js';
+import type {
+  ControllerRevision,
+  Node,
+  OwnerReference,
+  Pod,
+  Taint,
+} from '../k8s/types.js';
 import { nodeShouldRunDaemonPod } from '../node-should-run.js';
 import {
   type ClusterView,
@@ -59,9 +66,22 @@ const unknownOld = <T extends Pod | ControllerRevision>(cur: T): T => ({
   ...('status' in cur ? { status: {} } : {}),
 });
 
-/** Returns what a pod update means when the old pod is unknown. */
-export const updatePodResumed = (view: ClusterView, cur: Pod): EventKeys =>
-  updatePod(view, unknownOld(cur), cur);
+/**
+ * Returns what a pod update means when the old pod is unknown; `lastOwner`
+ * is the pod's controller reference as last seen (null: it had none), so a
+ * controller change still wakes the old owner (upstream `updatePod`).
+ */
+export const updatePodResumed = (
+  view: ClusterView,
+  cur: Pod,
+  lastOwner?: OwnerReference | null
+): EventKeys => {
+  const old = unknownOld(cur);
+  if (lastOwner !== undefined && old.metadata) {
+    old.metadata.ownerReferences = lastOwner === null ? [] : [lastOwner];
+  }
+  return updatePod(view, old, cur);
+};
 
 /** Returns what a revision update means when the old revision is unknown. */
 export const updateHistoryResumed = (

@@ -174,6 +174,46 @@ describe('updatePodResumed', () => {
     expect(out.keys).toEqual(['c1/default/ds']);
   });
 
+  it('wakes the old owner too when the controller changed since the bridge last saw the pod (F17)', () => {
+    // Prepare: A owned the pod; one update re-parents it to B.
+    const a = newDaemonSet('a');
+    const b = newDaemonSet('b');
+    const seen = newPod('p-', 'n1', simpleDaemonSetLabel, a);
+    const cur = newPod('p-', 'n1', simpleDaemonSetLabel, b);
+    cur.metadata = { ...cur.metadata, resourceVersion: '8' };
+    const [lastOwner] = seen.metadata?.ownerReferences ?? [];
+    // Act
+    const moved = updatePodResumed(viewOf(a, b), cur, lastOwner);
+    const unknown = updatePodResumed(viewOf(a, b), cur);
+    // Assess
+    expect(moved.keys.sort()).toEqual(['c1/default/a', 'c1/default/b']);
+    expect(unknown.keys).toEqual(['c1/default/b']);
+  });
+
+  it('wakes the old owner of a pod orphaned and relabelled in one update', () => {
+    // Prepare
+    const a = newDaemonSet('a');
+    const seen = newPod('p-', 'n1', simpleDaemonSetLabel, a);
+    const orphan = newPod('p-', 'n1', { other: 'x' });
+    orphan.metadata = { ...orphan.metadata, resourceVersion: '8' };
+    const [lastOwner] = seen.metadata?.ownerReferences ?? [];
+    // Act
+    const out = updatePodResumed(viewOf(a), orphan, lastOwner);
+    // Assess
+    expect(out.keys).toEqual(['c1/default/a']);
+  });
+
+  it('knows an orphan stayed an orphan (null: no controller last time)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    const owned = newPod('p-', 'n1', simpleDaemonSetLabel, ds);
+    owned.metadata = { ...owned.metadata, resourceVersion: '9' };
+    // Act: adopted since (upstream: old ref nil, new ref set ⇒ new owner).
+    const out = updatePodResumed(viewOf(ds), owned, null);
+    // Assess
+    expect(out.keys).toEqual(['c1/default/ds']);
+  });
+
   it('wakes every DaemonSet selecting an orphan (its labels may have changed)', () => {
     // Prepare
     const ds = newDaemonSet('ds');

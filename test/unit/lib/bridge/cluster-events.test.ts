@@ -1,0 +1,82 @@
+/**
+ * ClusterEvents over fakes of its ports: a pod re-parented from A to B in
+ * one update wakes A too (upstream `updatePod` enqueues the old owner),
+ * once this bridge run has seen the pod before.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
+import { ClusterEvents } from '#lib/bridge/cluster-events.js';
+import type { ClusterWatch, WorkQueue } from '#lib/ports/index.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  newDaemonSet,
+  newPod,
+  simpleDaemonSetLabel,
+} from '../../../helpers/builders.js';
+import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
+
+class RecordingQueue implements WorkQueue {
+  added: string[] = [];
+  async add(key: string) {
+    this.added.push(key);
+  }
+  async addAfter(key: string) {
+    this.added.push(key);
+  }
+}
+
+const newEvents = () => {
+  const queue = new RecordingQueue();
+  const events = new ClusterEvents({
+    cluster: 'c1',
+    ownerKind: 'DaemonSet',
+    watch: {} as ClusterWatch,
+    queue,
+    expectations: new MemoryExpectationsStore({ clock: new FakeClock() }),
+  });
+  return { queue, events };
+};
+
+const bump = (pod: Pod, rv: string): Pod => ({
+  ...pod,
+  metadata: { ...pod.metadata, resourceVersion: rv },
+});
+
+describe('ClusterEvents pod updates', () => {
+  it('wakes the old owner when one update moves a pod from A to B (F17)', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const a = newDaemonSet('a');
+    const b = newDaemonSet('b');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    await events.onEvent('daemonSets', 'ADDED', b);
+    const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
+    await events.onEvent('pods', 'MODIFIED', pod);
+    queue.added = [];
+    const moved = bump(pod, '6');
+    const [refToB] = newPod('q-', 'n1', {}, b).metadata?.ownerReferences ?? [];
+    if (moved.metadata && refToB) moved.metadata.ownerReferences = [refToB];
+    // Act
+    await events.onEvent('pods', 'MODIFIED', moved);
+    // Assess
+    expect([...new Set(queue.added)].sort()).toEqual([
+      'c1/default/a',
+      'c1/default/b',
+    ]);
+  });
+
+  it('forgets a deleted pod, so a pod of the same UID starts unknown', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const a = newDaemonSet('a');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
+    await events.onEvent('pods', 'ADDED', pod);
+    await events.onEvent('pods', 'DELETED', pod);
+    queue.added = [];
+    // Act
+    await events.onEvent('pods', 'MODIFIED', bump(pod, '7'));
+    // Assess
+    expect([...new Set(queue.added)]).toEqual(['c1/default/a']);
+  });
+});
