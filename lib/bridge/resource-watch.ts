@@ -4,10 +4,19 @@
  * resourceVersion only after the handler finished — so a crash, a failed
  * handler or a dropped connection re-delivers from the last processed event
  * and nothing is lost. Bookmarks advance it too. A 410 Gone (the version was
- * compacted away) goes to `onGone`, which repairs what may have been missed
- * and returns where to resume.
+ * compacted away) or a ResourceVersionTooLarge (the version is ahead of the
+ * server: an etcd restore, or a cluster re-registered under the same id)
+ * goes to `onGone`, which repairs what may have been missed and returns
+ * where to resume — client-go's reflector relists on both. A stream that
+ * brings nothing, not even a bookmark, for `idleTimeoutMs` is taken for a
+ * half-open connection and reopened.
  */
-import { ApiErrorReason, isApiError, toError } from '../errors.js';
+import {
+  ApiErrorReason,
+  isApiError,
+  KubeApiError,
+  toError,
+} from '../errors.js';
 import type {
   Clock,
   Logger,
@@ -31,7 +40,24 @@ export interface ResourceWatchOptions<T extends KubeObject> {
   onGone(): Promise<string>;
   clock: Clock;
   logger: Logger;
+  /** Silence after which a stream is reopened (default WATCH_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * How long a watch may bring nothing before it counts as dead: two and a
+ * half bookmark periods (the API server sends a bookmark about every
+ * minute to watchers that ask for them), well under TCP keepalive's ~11 min.
+ */
+export const WATCH_IDLE_TIMEOUT_MS = 150_000;
+
+/** The cause reason of a watch from a resourceVersion the server has not reached. */
+const TOO_LARGE_RESOURCE_VERSION = 'ResourceVersionTooLarge';
+
+/** Returns whether the watch must relist: 410 Gone, or a version ahead of the server. */
+const mustRelist = (e: unknown): boolean =>
+  isApiError(e, ApiErrorReason.Gone) ||
+  (e instanceof KubeApiError && e.causes.includes(TOO_LARGE_RESOURCE_VERSION));
 
 /** Retry delays after a failed watch: 1 s doubling to 30 s (client-node's). */
 const RETRY_INITIAL_MS = 1_000;
@@ -59,14 +85,18 @@ export class ResourceWatch<T extends KubeObject> {
     while (!signal.aborted) {
       const left = Math.floor((deadlineMs - this.#o.clock.now()) / 1_000);
       if (left < 1) return;
+      const idle = new IdleWatchdog(
+        this.#o.idleTimeoutMs ?? WATCH_IDLE_TIMEOUT_MS
+      );
       try {
         this.lastActivityMs = this.#o.clock.now();
         const stream = this.#o.watch(
           this.resourceVersion,
           Math.min(left, 300),
-          signal
+          AbortSignal.any([signal, idle.signal])
         );
         for await (const { type, object } of stream) {
+          idle.reset();
           this.lastActivityMs = this.#o.clock.now();
           if (type !== 'BOOKMARK' && type !== 'ERROR') {
             await this.#o.onEvent(type, object);
@@ -76,13 +106,22 @@ export class ResourceWatch<T extends KubeObject> {
           if (rv) this.resourceVersion = rv;
           retryMs = RETRY_INITIAL_MS;
         }
+        if (idle.fired) this.#logIdle();
       } catch (caught) {
         let e = caught;
         if (signal.aborted) return;
-        if (isApiError(e, ApiErrorReason.Gone)) {
-          this.#o.logger.info('watch expired (410); repairing', {
-            resource: this.#o.resource,
-          });
+        if (idle.fired) {
+          this.#logIdle();
+          continue;
+        }
+        if (mustRelist(e)) {
+          this.#o.logger.info(
+            'watch expired (410) or ahead of the server; repairing',
+            {
+              resource: this.#o.resource,
+              error: toError(e).message,
+            }
+          );
           try {
             this.resourceVersion = await this.#o.onGone();
             continue;
@@ -97,8 +136,51 @@ export class ResourceWatch<T extends KubeObject> {
         });
         await sleep(retryMs, signal);
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      } finally {
+        idle.stop();
       }
     }
+  }
+
+  #logIdle(): void {
+    this.#o.logger.warn('watch silent too long; reopening from last event', {
+      resource: this.#o.resource,
+    });
+  }
+}
+
+/** Aborts its signal when `reset` has not been called for `timeoutMs`. */
+class IdleWatchdog {
+  readonly #controller = new AbortController();
+  readonly #timeoutMs: number;
+  #timer: NodeJS.Timeout;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#timer = this.#arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get fired(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  reset(): void {
+    clearTimeout(this.#timer);
+    this.#timer = this.#arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #arm(): NodeJS.Timeout {
+    const timer = setTimeout(() => this.#controller.abort(), this.#timeoutMs);
+    timer.unref();
+    return timer;
   }
 }
 

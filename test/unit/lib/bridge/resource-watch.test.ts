@@ -1,0 +1,142 @@
+/**
+ * ResourceWatch over a scripted watch function: a version ahead of the
+ * server is repaired like a 410 (client-go relists on both), and a stream
+ * that goes silent is reopened from the last processed event.
+ */
+import { describe, expect, it } from 'vitest';
+import { ResourceWatch } from '#lib/bridge/resource-watch.js';
+import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
+import type { WatchEvent } from '#lib/ports/index.js';
+import type { KubeObject } from '#lib/reconcile/k8s/types.js';
+import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
+
+const wallClock = { now: () => Date.now() };
+
+type Script = (
+  rv: string,
+  signal: AbortSignal
+) => AsyncIterable<WatchEvent<KubeObject>>;
+
+/** Runs a watch over `script` until `stopWhen` holds (or 5 s pass). */
+const runWatch = async (
+  script: Script,
+  stopWhen: (events: readonly string[]) => boolean,
+  extra: { onGone?: () => Promise<string>; idleTimeoutMs?: number } = {}
+) => {
+  const events: string[] = [];
+  const opened: string[] = [];
+  const gone: string[] = [];
+  const stop = new AbortController();
+  const watch = new ResourceWatch<KubeObject>(
+    {
+      resource: 'pods',
+      watch: (rv, _timeout, signal) => {
+        opened.push(rv);
+        return script(rv, signal);
+      },
+      onEvent: async (type, obj) => {
+        events.push(`${type} ${obj.metadata?.name}`);
+        if (stopWhen(events)) stop.abort();
+      },
+      onGone:
+        extra.onGone ??
+        (async () => {
+          gone.push('relist');
+          return '500';
+        }),
+      clock: wallClock,
+      logger: new FakeLogger(),
+      ...(extra.idleTimeoutMs ? { idleTimeoutMs: extra.idleTimeoutMs } : {}),
+    },
+    '100'
+  );
+  await watch.run(stop.signal, Date.now() + 5_000);
+  return { events, opened, gone, watch };
+};
+
+const event = (
+  name: string,
+  rv: string,
+  type: WatchEvent<KubeObject>['type'] = 'MODIFIED'
+): WatchEvent<KubeObject> => ({
+  type,
+  object: { metadata: { name, resourceVersion: rv } },
+});
+
+/** Waits until the signal aborts; yields nothing (a half-open stream). */
+const silence = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+describe('ResourceWatch', () => {
+  it('relists when the stored version is ahead of the server (504 ResourceVersionTooLarge, F11)', async () => {
+    // Prepare
+    let calls = 0;
+    const script: Script = async function* (rv) {
+      calls++;
+      if (calls === 1) {
+        throw new KubeApiError(
+          `watch pods from ${rv}: 504 Timeout Too large resource version`,
+          {
+            reason: ApiErrorReason.ServerError,
+            statusCode: 504,
+            causes: ['ResourceVersionTooLarge'],
+          }
+        );
+      }
+      yield event('p1', '501');
+    };
+    // Act
+    const { opened, gone, events } = await runWatch(script, () => true);
+    // Assess
+    expect(gone).toEqual(['relist']);
+    expect(opened).toEqual(['100', '500']);
+    expect(events).toEqual(['MODIFIED p1']);
+  });
+
+  it('reopens a stream silent for idleTimeoutMs, from the last processed event (F16)', async () => {
+    // Prepare: one event, then silence without closing; the reopened
+    // stream brings the next event.
+    let calls = 0;
+    const script: Script = async function* (_rv, signal) {
+      calls++;
+      if (calls === 1) {
+        yield event('p1', '101');
+        await silence(signal);
+        return;
+      }
+      yield event('p2', '102');
+    };
+    // Act
+    const started = Date.now();
+    const { opened, events } = await runWatch(
+      script,
+      (seen) => seen.length === 2,
+      { idleTimeoutMs: 100 }
+    );
+    // Assess
+    expect(opened).toEqual(['100', '101']);
+    expect(events).toEqual(['MODIFIED p1', 'MODIFIED p2']);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('keeps a stream that brings bookmarks, however long it runs', async () => {
+    // Prepare: bookmarks every 30 ms for 300 ms, with an idle limit of 100.
+    const script: Script = async function* () {
+      for (let i = 1; i <= 10; i++) {
+        await new Promise((r) => setTimeout(r, 30));
+        yield event('', String(100 + i), 'BOOKMARK');
+      }
+      yield event('p1', '111');
+    };
+    // Act
+    const { opened, watch } = await runWatch(script, () => true, {
+      idleTimeoutMs: 100,
+    });
+    // Assess
+    expect(opened).toEqual(['100']);
+    expect(watch.resourceVersion).toBe('111');
+  });
+});
