@@ -64,6 +64,11 @@ export class KubeApiError extends ReconcilerError {
   readonly causes: readonly string[];
   /** Seconds the server asked us to wait (Retry-After), if any. */
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * Whether the request wrote (POST, PUT, PATCH, DELETE): a write can fail
+   * for its object alone (an admission webhook), a read only for the server.
+   */
+  readonly write: boolean;
 
   constructor(
     message: string,
@@ -72,6 +77,7 @@ export class KubeApiError extends ReconcilerError {
       statusCode: number;
       causes?: readonly string[];
       retryAfterSeconds?: number;
+      write?: boolean;
     },
     options?: ErrorOptions
   ) {
@@ -81,6 +87,7 @@ export class KubeApiError extends ReconcilerError {
     this.statusCode = fields.statusCode;
     this.causes = fields.causes ?? [];
     this.retryAfterSeconds = fields.retryAfterSeconds;
+    this.write = fields.write ?? false;
   }
 }
 

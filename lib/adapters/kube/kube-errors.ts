@@ -59,7 +59,8 @@ export const apiErrorFromResponse = (
   what: string,
   status: number,
   bodyText: string,
-  retryAfterHeader: string | undefined
+  retryAfterHeader: string | undefined,
+  method = 'GET'
 ): KubeApiError => {
   const body = parseStatus(bodyText);
   const causes = (body.details?.causes ?? [])
@@ -79,6 +80,7 @@ export const apiErrorFromResponse = (
       statusCode: status,
       causes,
       ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+      write: method !== 'GET',
     }
   );
 };

@@ -169,7 +169,7 @@ export class KubeHttp {
       }
     });
     if (status < 200 || status > 299) {
-      throw apiErrorFromResponse(what, status, text, retryAfter);
+      throw apiErrorFromResponse(what, status, text, retryAfter, method);
     }
     return text;
   }

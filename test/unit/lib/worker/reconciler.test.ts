@@ -278,6 +278,40 @@ describe('Reconciler', () => {
     );
   });
 
+  it('keeps the breaker closed when a write fails for its object alone (an admission webhook’s 500, F7)', async () => {
+    // Prepare: a webhook refuses every pod create of one DaemonSet.
+    const refused = addDaemonSet(h, newDaemonSet('refused'));
+    h.cluster.createError = new KubeApiError(
+      'create pod default/refused-: 500 InternalError failed calling webhook "policy.example.com"',
+      { reason: ApiErrorReason.ServerError, statusCode: 500, write: true }
+    );
+    await runBatch([record(keyOf(refused))]);
+    h.cluster.createError = undefined;
+    const other = newDaemonSet('other');
+    if (other.metadata) other.metadata.namespace = 'b';
+    addDaemonSet(h, other);
+    // Act: another DaemonSet of the cluster syncs right after.
+    await runBatch([record(keyOf(other))]);
+    // Assess
+    expect(await health.get(CLUSTER)).toBeUndefined();
+    expect(
+      h.cluster.created.filter((p) => p.metadata?.namespace === 'b')
+    ).toHaveLength(3);
+  });
+
+  it('opens the breaker when a read fails with 5xx (the server, not an object)', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.listNodesError = new KubeApiError('list nodes: 503', {
+      reason: ApiErrorReason.ServerError,
+      statusCode: 503,
+    });
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect((await health.get(CLUSTER))?.failures).toBe(1);
+  });
+
   it('closes the breaker after the next successful sync', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
