@@ -3,7 +3,9 @@
  * reconciler owns. The API server records who wrote what (managedFields,
  * manager = the writer's user agent, with the time of its last write), so a
  * sync can tell from what it already read, at no extra cost:
- * - status written by another manager after our own last status write;
+ * - status counters written by another manager after our own last status
+ *   write (a controller writes them; a user or tool patching a condition
+ *   owns only `status.conditions`, and keeps them as upstream does);
  * - a pod this DaemonSet controls, created by another manager (its entry owns
  *   `metadata.ownerReferences`) after our own last status write.
  * Writes older than our first status write are history — e.g. pods the
@@ -22,6 +24,25 @@ const entries = (o: KubeObject | undefined): ManagedFieldsEntry[] =>
 
 const timeOf = (e: ManagedFieldsEntry): number =>
   e.time ? Date.parse(String(e.time)) : Number.NaN;
+
+/** The status fields only a DaemonSet controller writes. */
+const STATUS_COUNTERS = [
+  'f:currentNumberScheduled',
+  'f:desiredNumberScheduled',
+  'f:numberMisscheduled',
+  'f:numberReady',
+  'f:updatedNumberScheduled',
+  'f:numberAvailable',
+  'f:numberUnavailable',
+  'f:observedGeneration',
+];
+
+const ownsStatusCounters = (e: ManagedFieldsEntry): boolean => {
+  const status = (e.fieldsV1 as { 'f:status'?: Record<string, unknown> })?.[
+    'f:status'
+  ];
+  return STATUS_COUNTERS.some((f) => status?.[f] !== undefined);
+};
 
 const ownsOwnerReferences = (e: ManagedFieldsEntry): boolean => {
   const fields = e.fieldsV1 as
@@ -46,8 +67,8 @@ export const findForeignWrites = (
   const found: string[] = [];
   for (const e of status) {
     // managedFields times have whole seconds: the same second counts.
-    if (e.manager !== manager && timeOf(e) >= since) {
-      found.push(`status written by ${e.manager} at ${e.time}`);
+    if (e.manager !== manager && timeOf(e) >= since && ownsStatusCounters(e)) {
+      found.push(`status counters written by ${e.manager} at ${e.time}`);
     }
   }
   const uid = ds.metadata?.uid;

@@ -8,13 +8,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { CONTROLLER_CONFLICT_REASON } from '#lib/policy/fight-detection.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
-import { isConverged, setAgentImage } from './cluster-state.js';
+import { isConverged, livePodsOf, setAgentImage } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { eventually } from './stack.js';
 
@@ -31,6 +32,66 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
   afterAll(async () => {
     if (upstream) await stopProcess(upstream);
     await s?.close();
+  });
+
+  it('keeps a status condition a user wrote and goes on (upstream e2e "should verify changes to a daemon set status", then kubectl patch)', async () => {
+    // Prepare: a user patches a condition on the status, twice.
+    const statusPath = `/apis/apps/v1/namespaces/${s.ns}/daemonsets/agent/status`;
+    const patchCondition = (status: string) =>
+      s.admin.request('patch status condition', 'PATCH', statusPath, {
+        query: { fieldManager: 'kubectl-patch' },
+        body: JSON.stringify({
+          status: {
+            conditions: [
+              {
+                type: 'StatusUpdate',
+                status,
+                reason: 'E2E',
+                message: 'Set from e2e test',
+              },
+            ],
+          },
+        }),
+        contentType: 'application/merge-patch+json',
+      });
+    const replaced = async () => {
+      const [victim] = await livePodsOf(s.admin, s.ns, 'agent');
+      await s.admin.request(
+        'delete pod',
+        'DELETE',
+        `/api/v1/namespaces/${s.ns}/pods/${victim?.metadata?.name}`
+      );
+      await eventually('the deleted pod replaced', async () => {
+        const pods = await livePodsOf(s.admin, s.ns, 'agent');
+        return (
+          pods.length === s.nodes.length &&
+          !pods.some((p) => p.metadata?.uid === victim?.metadata?.uid) &&
+          (await isConverged(s.admin, s.ns, s.nodes))
+        );
+      });
+    };
+    // Act: each patch is followed by syncs (a pod deleted and replaced).
+    await patchCondition('True');
+    await replaced();
+    // managedFields keep whole seconds: a later second is a new sighting.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await patchCondition('False');
+    await replaced();
+    // Assess
+    const fence = await new DynamoOwnershipStore({
+      ...s.stack.table,
+      clock: systemClock,
+    }).getFence(s.stack.cluster);
+    expect(fence).toBeUndefined();
+    expect(s.stack.metrics.conflicts.size).toBe(0);
+    const ds = await s.admin.request<DaemonSet>(
+      'get agent',
+      'GET',
+      `/apis/apps/v1/namespaces/${s.ns}/daemonsets/agent`
+    );
+    expect(ds.status?.conditions).toEqual([
+      expect.objectContaining({ type: 'StatusUpdate', status: 'False' }),
+    ]);
   });
 
   it('detects the other controller within a minute and stops acting on the cluster', async () => {

@@ -9,13 +9,20 @@ import {
 } from '../../../helpers/builders.js';
 
 const OURS = 'serverless-daemonset-reconciler';
-const statusEntry = (manager: string, time: string) => ({
+const statusEntry = (
+  manager: string,
+  time: string,
+  fields: Record<string, unknown> = {
+    'f:numberReady': {},
+    'f:observedGeneration': {},
+  }
+) => ({
   manager,
   operation: 'Update',
   subresource: 'status',
   time,
   fieldsType: 'FieldsV1',
-  fieldsV1: { 'f:status': {} },
+  fieldsV1: { 'f:status': fields },
 });
 const withStatusWriters = (
   ...entries: ReturnType<typeof statusEntry>[]
@@ -56,7 +63,7 @@ describe('findForeignWrites', () => {
     ).toEqual([]);
   });
 
-  it('reports status written by another manager after ours', () => {
+  it('reports status counters written by another manager after ours', () => {
     // Prepare
     const ds = withStatusWriters(
       statusEntry(OURS, '2026-01-01T00:00:00Z'),
@@ -64,8 +71,20 @@ describe('findForeignWrites', () => {
     );
     // Act / Assess
     expect(findForeignWrites(ds, [])).toEqual([
-      'status written by kube-controller-manager at 2026-01-01T00:00:05Z',
+      'status counters written by kube-controller-manager at 2026-01-01T00:00:05Z',
     ]);
+  });
+
+  it('ignores a condition a user or tool wrote after ours (upstream keeps user conditions and goes on)', () => {
+    // Prepare: `kubectl patch --subresource=status` of one condition.
+    const ds = withStatusWriters(
+      statusEntry(OURS, '2026-01-01T00:00:00Z'),
+      statusEntry('kubectl-patch', '2026-01-01T00:05:00Z', {
+        'f:conditions': { 'k:{"type":"Upgrade"}': {} },
+      })
+    );
+    // Act / Assess
+    expect(findForeignWrites(ds, [])).toEqual([]);
   });
 
   it('ignores another manager whose status write is older than ours', () => {
