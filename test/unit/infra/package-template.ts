@@ -20,12 +20,16 @@ export const REPO_ROOT = join(
 /** One resource of a CloudFormation template. */
 export interface CfnResource {
   Type: string;
+  Condition?: string;
   Properties?: Record<string, unknown>;
   DependsOn?: string | string[];
+  Metadata?: Record<string, unknown>;
 }
 
 /** The parts of a CloudFormation template the test reads. */
 export interface CfnTemplate {
+  Parameters?: Record<string, Record<string, unknown>>;
+  Conditions?: Record<string, unknown>;
   Resources: Record<string, CfnResource>;
 }
 
@@ -184,4 +188,58 @@ export const deployedValue = (t: CfnTemplate, value: unknown): string => {
   return typeof queueName === 'string'
     ? `https://sqs.us-east-1.amazonaws.com/123456789012/${queueName}`
     : id;
+};
+
+const NO_VALUE = Symbol('AWS::NoValue');
+
+const holds = (conditions: Record<string, boolean>, name: string) => {
+  const value = conditions[name];
+  if (value === undefined) throw new Error(`no value for condition ${name}`);
+  return value;
+};
+
+const resolveValue = (
+  value: unknown,
+  conditions: Record<string, boolean>
+): unknown => {
+  if (Array.isArray(value)) {
+    return value
+      .map((v) => resolveValue(v, conditions))
+      .filter((v) => v !== NO_VALUE);
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const v = value as Record<string, unknown>;
+  if (v.Ref === 'AWS::NoValue') return NO_VALUE;
+  const branches = v['Fn::If'];
+  if (Array.isArray(branches)) {
+    const [name, whenTrue, whenFalse] = branches as [string, unknown, unknown];
+    return resolveValue(
+      holds(conditions, name) ? whenTrue : whenFalse,
+      conditions
+    );
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const resolved = resolveValue(x, conditions);
+    if (resolved !== NO_VALUE) out[k] = resolved;
+  }
+  return out;
+};
+
+/**
+ * Returns the template as CloudFormation would deploy it when each named
+ * condition has the given value: every `Fn::If` replaced by its branch,
+ * every `AWS::NoValue` removed, every resource whose condition is false
+ * dropped. Throws on a condition it is not given.
+ */
+export const resolveConditions = (
+  t: CfnTemplate,
+  conditions: Record<string, boolean>
+): CfnTemplate => {
+  const resources: Record<string, CfnResource> = {};
+  for (const [id, r] of Object.entries(t.Resources)) {
+    if (r.Condition !== undefined && !holds(conditions, r.Condition)) continue;
+    resources[id] = resolveValue(r, conditions) as CfnResource;
+  }
+  return { ...t, Resources: resources };
 };

@@ -1,9 +1,21 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#lib/config.js';
 import { CLUSTER_ROLES, FUNCTION_SPECS, SECRETS } from './function-specs.js';
+import {
+  type CfnLintFinding,
+  type CheckovReport,
+  describeCfnLint,
+  describeCheckov,
+  installPythonTools,
+  type LintSkips,
+  readLintSkips,
+  runCfnLint,
+  runCheckov,
+  withCheckovSkips,
+} from './lint-template.js';
 import {
   allStatements,
   asList,
@@ -14,6 +26,7 @@ import {
   packageTemplate,
   prop,
   referencedId,
+  resolveConditions,
   resource,
   roleGrants,
   subString,
@@ -22,12 +35,37 @@ import {
 // Packaging bundles three functions with esbuild: about 5 s here, so the
 // unit project runs it itself rather than trusting a stale template.
 const PACKAGE_TIMEOUT_MS = 180_000;
+// The first run on a machine installs checkov and cfn-lint from PyPI into a
+// cached venv (about two minutes); later runs scan in about ten seconds.
+const LINT_TIMEOUT_MS = 600_000;
+
+const KMS_KEY = { Ref: 'KmsKeyArn' };
+const ENI_POLICY = {
+  'Fn::Sub':
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+    'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaENIManagementAccess',
+};
+const QUEUES = [
+  'DelayDeadLetterQueue',
+  'DelayQueue',
+  'WorkDeadLetterQueue',
+  'WorkQueue',
+];
+const LOG_GROUPS = FUNCTION_SPECS.map((f) => `${f.id}LogGroup`);
+const FUNCTIONS = FUNCTION_SPECS.map((f) => `${f.id}LambdaFunction`);
+const ROLES = FUNCTION_SPECS.map((f) => `${f.id}Role`);
 
 describe('serverless.yml', () => {
   let outDir = '';
   let t: CfnTemplate = { Resources: {} };
+  // Started beside packaging; awaited by the linters' beforeAll.
+  let pythonTools: Promise<string> = Promise.resolve('');
 
   beforeAll(async () => {
+    pythonTools = installPythonTools();
+    // Handled where awaited; this only keeps a failure from being reported
+    // as unhandled before then.
+    pythonTools.catch(() => undefined);
     outDir = await mkdtemp(join(tmpdir(), 'dsr-package-'));
     t = await packageTemplate(outDir);
   }, PACKAGE_TIMEOUT_MS);
@@ -58,6 +96,7 @@ describe('serverless.yml', () => {
       'RequeueRole',
       'WatchBridgeRole',
     ]);
+    expect(count('AWS::IAM::Policy')).toEqual(['DataKeyPolicy']);
     expect(count('AWS::CloudWatch::Alarm')).toEqual([
       'DelayDeadLetterQueueAlarm',
       'ReconcileErrorRateAlarm',
@@ -135,7 +174,7 @@ describe('serverless.yml', () => {
 
   it.each([
     { queue: 'WorkQueue', fn: 'ReconcileLambdaFunction', scaling: 20 },
-    { queue: 'DelayQueue', fn: 'RequeueLambdaFunction', scaling: undefined },
+    { queue: 'DelayQueue', fn: 'RequeueLambdaFunction', scaling: 5 },
   ])('feeds $fn from $queue with partial batch responses', (want) => {
     // Act
     const esm = eventSourceMappings(t).find((m) => m.queue === want.queue);
@@ -144,9 +183,22 @@ describe('serverless.yml', () => {
     expect(esm?.fn).toBe(want.fn);
     expect(p?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(p?.BatchSize).toBeLessThanOrEqual(10);
-    expect(p?.ScalingConfig).toEqual(
-      want.scaling && { MaximumConcurrency: want.scaling }
-    );
+    expect(p?.ScalingConfig).toEqual({ MaximumConcurrency: want.scaling });
+  });
+
+  it.each([
+    { fn: 'ReconcileLambdaFunction', reserved: 20 },
+    { fn: 'RequeueLambdaFunction', reserved: 5 },
+  ])('reserves for $fn what its queue poller may use', (want) => {
+    // Act
+    const esm = eventSourceMappings(t).find((m) => m.fn === want.fn);
+    const reserved = prop(t, want.fn, 'ReservedConcurrentExecutions');
+    // Assess: less would throttle the poller (messages bounce back to the
+    // queue), more would reserve what cannot be used.
+    expect(reserved).toBe(want.reserved);
+    expect(esm?.properties.ScalingConfig).toEqual({
+      MaximumConcurrency: reserved,
+    });
   });
 
   it("keeps each queue invisible for 6 × its consumer's timeout or more", () => {
@@ -288,4 +340,271 @@ describe('serverless.yml', () => {
       ]);
     }
   );
+
+  it('keeps function logs for 30 days', () => {
+    // Act
+    const retention = LOG_GROUPS.map((id) => prop(t, id, 'RetentionInDays'));
+    // Assess
+    expect(retention).toEqual([30, 30, 30]);
+  });
+
+  it('keeps the deployment bucket private, encrypted, versioned and small', () => {
+    // Act
+    const p = resource(t, 'ServerlessDeploymentBucket').Properties;
+    // Assess
+    expect(p).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+        ],
+      },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LifecycleConfiguration: {
+        Rules: [
+          {
+            Status: 'Enabled',
+            NoncurrentVersionExpiration: { NoncurrentDays: 30 },
+            AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          },
+        ],
+      },
+    });
+  });
+
+  it('takes the KMS key and the VPC as optional parameters, off by default', () => {
+    // Act
+    const defaults = Object.entries(t.Parameters ?? {}).map(([k, p]) => [
+      k,
+      p.Type,
+      p.Default,
+    ]);
+    // Assess
+    expect(defaults).toEqual([
+      ['KmsKeyArn', 'String', ''],
+      ['VpcSubnetIds', 'CommaDelimitedList', ''],
+      ['VpcSecurityGroupIds', 'CommaDelimitedList', ''],
+    ]);
+    expect(t.Conditions).toEqual({
+      HasKmsKey: { 'Fn::Not': [{ 'Fn::Equals': [KMS_KEY, ''] }] },
+      HasVpc: {
+        'Fn::Not': [
+          {
+            'Fn::Equals': [{ 'Fn::Join': ['', { Ref: 'VpcSubnetIds' }] }, ''],
+          },
+        ],
+      },
+    });
+  });
+
+  describe('without the options', () => {
+    const deployed = () =>
+      resolveConditions(t, { HasKmsKey: false, HasVpc: false });
+
+    it('encrypts with AWS-owned and service-managed keys only', () => {
+      // Act
+      const d = deployed();
+      const p = (id: string) => d.Resources[id]?.Properties ?? {};
+      // Assess
+      expect(p('StateTable').SSESpecification).toEqual({ SSEEnabled: false });
+      for (const q of QUEUES) {
+        expect(p(q).SqsManagedSseEnabled, q).toBe(true);
+        expect(p(q).KmsMasterKeyId, q).toBeUndefined();
+      }
+      expect(p('AlarmTopic').KmsMasterKeyId).toBeUndefined();
+      for (const g of LOG_GROUPS) expect(p(g).KmsKeyId, g).toBeUndefined();
+      for (const f of FUNCTIONS) expect(p(f).KmsKeyArn, f).toBeUndefined();
+      expect(d.Resources.DataKeyPolicy).toBeUndefined();
+    });
+
+    it('runs the functions outside any VPC', () => {
+      // Act
+      const d = deployed();
+      // Assess
+      for (const f of FUNCTIONS) {
+        expect(d.Resources[f]?.Properties?.VpcConfig, f).toBeUndefined();
+      }
+      for (const r of ROLES) {
+        expect(
+          d.Resources[r]?.Properties?.ManagedPolicyArns,
+          r
+        ).toBeUndefined();
+      }
+    });
+  });
+
+  describe('with a customer-managed KMS key', () => {
+    const deployed = () =>
+      resolveConditions(t, { HasKmsKey: true, HasVpc: false });
+
+    it('encrypts the table, queues, topic, logs and environments with it', () => {
+      // Act
+      const d = deployed();
+      const p = (id: string) => d.Resources[id]?.Properties ?? {};
+      // Assess
+      expect(p('StateTable').SSESpecification).toEqual({
+        SSEEnabled: true,
+        SSEType: 'KMS',
+        KMSMasterKeyId: KMS_KEY,
+      });
+      for (const q of QUEUES) {
+        expect(p(q).KmsMasterKeyId, q).toEqual(KMS_KEY);
+        expect(p(q).SqsManagedSseEnabled, q).toBeUndefined();
+      }
+      expect(p('AlarmTopic').KmsMasterKeyId).toEqual(KMS_KEY);
+      for (const g of LOG_GROUPS) expect(p(g).KmsKeyId, g).toEqual(KMS_KEY);
+      for (const f of FUNCTIONS) expect(p(f).KmsKeyArn, f).toEqual(KMS_KEY);
+    });
+
+    it("lets every function's role use that key, and no other", () => {
+      // Act
+      const policy = deployed().Resources.DataKeyPolicy?.Properties ?? {};
+      const statements = (policy.PolicyDocument as { Statement: unknown[] })
+        .Statement;
+      // Assess
+      expect((policy.Roles as unknown[]).map(referencedId)).toEqual(ROLES);
+      expect(statements).toEqual([
+        {
+          Sid: 'DataKey',
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: KMS_KEY,
+        },
+      ]);
+    });
+  });
+
+  describe('with a VPC', () => {
+    const deployed = () =>
+      resolveConditions(t, { HasKmsKey: false, HasVpc: true });
+
+    it('places every function in the given subnets and security groups', () => {
+      // Act
+      const d = deployed();
+      // Assess
+      for (const f of FUNCTIONS) {
+        expect(d.Resources[f]?.Properties?.VpcConfig, f).toEqual({
+          SubnetIds: { Ref: 'VpcSubnetIds' },
+          SecurityGroupIds: { Ref: 'VpcSecurityGroupIds' },
+        });
+      }
+    });
+
+    it('grants each role only the ENI management Lambda needs there', () => {
+      // Act
+      const d = deployed();
+      // Assess
+      for (const r of ROLES) {
+        expect(d.Resources[r]?.Properties?.ManagedPolicyArns, r).toEqual([
+          ENI_POLICY,
+        ]);
+      }
+    });
+  });
+
+  describe('checkov and cfn-lint', () => {
+    let skips: LintSkips = { checkov: [], 'cfn-lint': [] };
+    let checkov: CheckovReport = {
+      passed: [],
+      failed: [],
+      skipped: [],
+      parsingErrors: [],
+    };
+    let cfnLint: CfnLintFinding[] = [];
+
+    beforeAll(async () => {
+      const bin = await pythonTools;
+      skips = await readLintSkips();
+      const raw = join(outDir, 'cloudformation-template-update-stack.json');
+      const withSkips = join(outDir, 'checkov-template.json');
+      await writeFile(
+        withSkips,
+        JSON.stringify(withCheckovSkips(t, skips.checkov), null, 2)
+      );
+      [checkov, cfnLint] = await Promise.all([
+        runCheckov(bin, withSkips),
+        runCfnLint(bin, raw),
+      ]);
+      const level = (l: CfnLintFinding['Level']) =>
+        cfnLint.filter((f) => f.Level === l).length;
+      console.info(
+        `checkov: ${checkov.passed.length} passed, ` +
+          `${checkov.skipped.length} skipped, ` +
+          `${checkov.failed.length} failed; cfn-lint: ` +
+          `${level('Error')} errors, ${level('Warning')} warnings, ` +
+          `${level('Informational')} informational`
+      );
+    }, LINT_TIMEOUT_MS);
+
+    it('passes every checkov check that infra/lint-skips.yaml does not skip', () => {
+      // Assess
+      expect(checkov.parsingErrors).toEqual([]);
+      expect(checkov.failed.map(describeCheckov)).toEqual([]);
+    });
+
+    it('runs checkov on every resource that holds data, code or grants', () => {
+      // Prepare
+      const checked = new Set(
+        [...checkov.passed, ...checkov.skipped].map((f) =>
+          f.resource.split('.').at(-1)
+        )
+      );
+      // Act: a resource checkov could not read would have no results.
+      const unchecked = [
+        ...FUNCTIONS,
+        ...LOG_GROUPS,
+        ...QUEUES,
+        ...ROLES,
+        'StateTable',
+        'AlarmTopic',
+        'DataKeyPolicy',
+        'ServerlessDeploymentBucket',
+      ].filter((id) => !checked.has(id));
+      // Assess
+      expect(unchecked).toEqual([]);
+    });
+
+    it('skips exactly the checkov findings listed, with their reasons', () => {
+      // Prepare
+      const listed = skips.checkov.flatMap((s) =>
+        s.resources.map((id) => `${s.id} ${id}: ${s.reason}`)
+      );
+      // Act
+      const skipped = checkov.skipped.map(
+        (f) =>
+          `${f.check_id} ${f.resource.split('.').at(-1)}: ${f.check_result.suppress_comment}`
+      );
+      // Assess
+      expect(skipped.sort()).toEqual(listed.sort());
+    });
+
+    it('reports no cfn-lint finding but the ones listed', () => {
+      // Prepare
+      const listed = skips['cfn-lint'].flatMap((s) =>
+        s.resources.map((id) => `${s.id} Resources/${id}`)
+      );
+      // Act
+      const found = cfnLint.map((f) =>
+        describeCfnLint(f).split('/').slice(0, 2).join('/')
+      );
+      // Assess
+      expect(cfnLint.filter((f) => f.Level === 'Error')).toEqual([]);
+      expect(found.sort()).toEqual(listed.sort());
+    });
+
+    it('gives every skip a one-line reason', () => {
+      // Act
+      const reasons = [...skips.checkov, ...skips['cfn-lint']].map(
+        (s) => s.reason
+      );
+      // Assess
+      expect(reasons.length).toBeGreaterThan(0);
+      for (const r of reasons) expect(r).toMatch(/^[^\n]{20,200}$/);
+    });
+  });
 });
