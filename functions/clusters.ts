@@ -12,6 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
 import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
+import { DynamoBridgeLeaseStore } from '../lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
@@ -19,10 +20,8 @@ import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js
 import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import type { TableTarget } from '../lib/cli/clusters-command.js';
-import {
-  type ClustersCliDeps,
-  runClustersCli,
-} from '../lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '../lib/cli/clusters-commands.js';
+import { runClustersCli } from '../lib/cli/run-clusters-cli.js';
 
 /** `check` records no Events, so nothing is logged. */
 const silentLogger = {
@@ -39,6 +38,7 @@ const depsFor = ({
 }: TableTarget): ClustersCliDeps => {
   const common = region ? { region } : {};
   const connector = new ClusterConnector({
+    allowKubeconfigFiles: true,
     sts: new STSClient(common),
     secrets: new SecretCredentials({
       client: new SecretsManagerClient(common),
@@ -59,6 +59,7 @@ const depsFor = ({
     }),
     ownership: new DynamoOwnershipStore(table),
     health: new DynamoClusterHealthStore(table),
+    leases: new DynamoBridgeLeaseStore(table),
     connect: (record) => connector.connect(record),
     serverOf: serverOfRecord,
     readTextFile: (file) => readFileSync(file, 'utf8'),

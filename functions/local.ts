@@ -50,6 +50,7 @@ const record: ClusterRecord = {
   bridgeMode: 'watch',
 };
 const connection = await new ClusterConnector({
+  allowKubeconfigFiles: true,
   clock: systemClock,
   logger,
 }).connect(record);

@@ -55,10 +55,11 @@ export interface BridgeInvocationOptions {
   signal?: AbortSignal;
 }
 
-/** One cluster's outcome, failures included. */
+/** One cluster's outcome, failures and invalid registry items included. */
 export type ClusterRunResult =
   | ClusterBridgeReport
-  | { cluster: string; outcome: 'failed'; error: string };
+  | { cluster: string; outcome: 'failed'; error: string }
+  | { cluster: string; outcome: 'invalid-record'; error: string };
 
 /** Runs the bridge of every registered cluster; never throws for one cluster. */
 export const runBridgeInvocation = async (
@@ -67,9 +68,18 @@ export const runBridgeInvocation = async (
 ): Promise<ClusterRunResult[]> => {
   const started = deps.clock.now();
   const latestStop = started + opts.remainingMs - BRIDGE_STOP_MARGIN_MS;
-  const clusters = await deps.registry.list();
-  return Promise.all(
-    clusters.map(async (record): Promise<ClusterRunResult> => {
+  const { records, invalid } = await deps.registry.list();
+  // A bad item is skipped, logged and counted; the others run.
+  const skipped = invalid.map((item): ClusterRunResult => {
+    deps.logger.error('invalid cluster record skipped', {
+      record: item.key,
+      error: item.error,
+      invalidRecords: invalid.length,
+    });
+    return { cluster: item.key, outcome: 'invalid-record', error: item.error };
+  });
+  const runs = await Promise.all(
+    records.map(async (record): Promise<ClusterRunResult> => {
       const logger = withFields(deps.logger, { cluster: record.id });
       const seconds =
         record.bridgeMode === 'watch' ? opts.watchSeconds : opts.economySeconds;
@@ -105,4 +115,5 @@ export const runBridgeInvocation = async (
       }
     })
   );
+  return [...skipped, ...runs];
 };

@@ -79,7 +79,7 @@ export const runClusterBridge = async (
   try {
     await run.start(stored);
     await run.watchAll();
-    await run.checkpoint();
+    await run.checkpointAndResync();
     await leases.release(cluster, holder);
     return { cluster, outcome: 'done', events: run.events() };
   } catch (e) {
@@ -178,7 +178,7 @@ class BridgeRun {
         );
         if (now - lastCheckpointMs >= every) {
           await this.#resyncIfDue(now);
-          await this.checkpoint();
+          await this.checkpointAndResync();
           lastCheckpointMs = now;
         }
       }
@@ -200,8 +200,21 @@ class BridgeRun {
     await this.#events.enqueueAll();
   }
 
+  /**
+   * Checkpoints, then queues every DaemonSet if a resync was asked for
+   * meanwhile (an unfence: events seen while fenced were dropped).
+   */
+  async checkpointAndResync(): Promise<void> {
+    if ((await this.#checkpoint()).resyncRequested) {
+      this.#d.logger.info('resync requested; queueing every DaemonSet', {
+        cluster: this.#d.cluster,
+      });
+      await this.#events.enqueueAll(true);
+    }
+  }
+
   /** Stores the node index (if changed), then the resourceVersions. */
-  async checkpoint(): Promise<void> {
+  async #checkpoint(): Promise<{ resyncRequested: boolean }> {
     const index = this.#events.takeChangedIndex();
     if (index !== undefined) {
       await this.#d.nodeIndex.save(this.#d.cluster, index);
@@ -212,7 +225,7 @@ class BridgeRun {
     for (const [r, w] of Object.entries(this.#watches)) {
       versions[r] = w.resourceVersion;
     }
-    await this.#d.leases.checkpoint(
+    return this.#d.leases.checkpoint(
       this.#d.cluster,
       this.#d.holder,
       versions,

@@ -120,9 +120,14 @@ export class ClusterEvents {
     await applyEventKeys(out, this.#d);
   }
 
-  /** Queues every DaemonSet of the cluster. */
-  async enqueueAll(): Promise<void> {
-    for (const key of this.#view.keys()) await this.#d.queue.add(key);
+  /**
+   * Queues every DaemonSet of the cluster; `anew` also those that look
+   * queued already (after an unfence: their messages were taken unsynced).
+   */
+  async enqueueAll(anew = false): Promise<void> {
+    for (const key of this.#view.keys()) {
+      await (anew ? this.#d.queue.addAnew(key) : this.#d.queue.add(key));
+    }
   }
 
   /** Returns the collection's current resourceVersion (a one-item list). */

@@ -116,11 +116,10 @@ export class ResourceWatch<T extends KubeObject> {
         }
         if (mustRelist(e)) {
           this.#o.logger.info(
-            'watch expired (410) or ahead of the server; repairing',
-            {
-              resource: this.#o.resource,
-              error: toError(e).message,
-            }
+            isApiError(e, ApiErrorReason.Gone)
+              ? 'watch expired (410); repairing'
+              : 'watch ahead of the server (ResourceVersionTooLarge); repairing',
+            { resource: this.#o.resource, error: toError(e).message }
           );
           try {
             this.resourceVersion = await this.#o.onGone();

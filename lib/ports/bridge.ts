@@ -26,14 +26,21 @@ export interface BridgeLeaseStore {
   ): Promise<ResourceVersions | undefined>;
   /**
    * Stores resourceVersions and extends the lease; throws LeaseLostError when
-   * `holder` no longer holds it.
+   * `holder` no longer holds it. Takes a pending resync request: true when
+   * one was made since the last checkpoint (the caller queues every key).
    */
   checkpoint(
     cluster: string,
     holder: string,
     resourceVersions: ResourceVersions,
     ttlMs: number
-  ): Promise<void>;
+  ): Promise<{ resyncRequested: boolean }>;
+  /**
+   * Asks the cluster's bridge to queue every DaemonSet again (after an
+   * unfence): the running bridge does at its next checkpoint, a new one as it
+   * starts (`acquire` then returns `resyncAtMs: '0'`).
+   */
+  requestResync(cluster: string): Promise<void>;
   /** Ends the lease early (clean handover), keeping the resourceVersions. */
   release(cluster: string, holder: string): Promise<void>;
 }

@@ -66,9 +66,27 @@ export interface RequestBudget {
 }
 
 /** The registered clusters. */
+/** A registry item that is not a valid record, and why. */
+export interface InvalidClusterRecord {
+  /** The item's key (`cluster#<id>`). */
+  key: string;
+  error: string;
+}
+
+/** Every registered cluster: the valid records, and the items that are not. */
+export interface ClusterListing {
+  /** Sorted by id. */
+  records: ClusterRecord[];
+  invalid: InvalidClusterRecord[];
+}
+
 export interface ClusterRegistry {
   get(id: string): Promise<ClusterRecord | undefined>;
-  list(): Promise<ClusterRecord[]>;
+  /**
+   * Lists every cluster; an invalid item is reported beside the valid
+   * records, never fatal to them.
+   */
+  list(): Promise<ClusterListing>;
 }
 
 /** What one sync did, for metrics (CloudWatch embedded format in AWS). */

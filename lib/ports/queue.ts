@@ -15,6 +15,12 @@ export interface WorkQueue {
   add(key: string): Promise<void>;
   /** Asks for a sync of `key` after `delayMs`; the earliest pending time wins. */
   addAfter(key: string, delayMs: number): Promise<void>;
+  /**
+   * Asks for a sync of `key` even if it looks queued already: its mark may
+   * be left by a consumer that took the message without syncing (a fenced
+   * cluster's). Costs at most one duplicate sync.
+   */
+  addAnew(key: string): Promise<void>;
 }
 
 /**

@@ -15,6 +15,11 @@ export interface AwsWiringOverrides {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   region?: string;
   clock?: Clock;
+  /**
+   * Tests only: open `kubeconfig` records (files on this machine). The
+   * deployed functions never set it, so they refuse such records.
+   */
+  allowKubeconfigFiles?: boolean;
 }
 
 /** Returns the options every SDK client of the overrides shares. */

@@ -58,6 +58,7 @@ export const createAwsWiring = (
     client: new SecretsManagerClient(commonClientOptions(overrides)),
   });
   const connector = new ClusterConnector({
+    allowKubeconfigFiles: overrides.allowKubeconfigFiles ?? false,
     sts: new STSClient(commonClientOptions(overrides)),
     secrets,
     budget: new DynamoRequestBudget(table),

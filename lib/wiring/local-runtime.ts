@@ -89,7 +89,7 @@ export class LocalRuntime {
     this.#sessions = new ClusterSessions({
       registry: {
         get: async (id) => (id === record.id ? record : undefined),
-        list: async () => [record],
+        list: async () => ({ records: [record], invalid: [] }),
       },
       connect: async () => opts.connection,
       expectations: this.expectations,

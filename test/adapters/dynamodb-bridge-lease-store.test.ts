@@ -219,4 +219,55 @@ describe('DynamoBridgeLeaseStore', () => {
       });
     });
   });
+
+  describe('resync requests (after an unfence)', () => {
+    it('hands a request to the running bridge at its next checkpoint, once', async () => {
+      // Prepare
+      const { store } = newStore();
+      const cluster = newCluster();
+      await store.acquire(cluster, 'a', TTL_MS);
+      // Act
+      const before = await store.checkpoint(
+        cluster,
+        'a',
+        { pods: '1' },
+        TTL_MS
+      );
+      await store.requestResync(cluster);
+      const taken = await store.checkpoint(cluster, 'a', { pods: '2' }, TTL_MS);
+      const after = await store.checkpoint(cluster, 'a', { pods: '3' }, TTL_MS);
+      // Assess
+      expect([before, taken, after].map((c) => c.resyncRequested)).toEqual([
+        false,
+        true,
+        false,
+      ]);
+    });
+
+    it('makes the next bridge start with a resync, also on a cluster never bridged', async () => {
+      // Prepare
+      const { store } = newStore();
+      const bridged = newCluster();
+      const never = newCluster();
+      await store.acquire(bridged, 'a', TTL_MS);
+      await store.checkpoint(
+        bridged,
+        'a',
+        { pods: '9', resyncAtMs: '123' },
+        TTL_MS
+      );
+      await store.release(bridged, 'a');
+      // Act
+      await store.requestResync(bridged);
+      await store.requestResync(never);
+      // Assess
+      expect(await store.acquire(bridged, 'b', TTL_MS)).toEqual({
+        pods: '9',
+        resyncAtMs: '0',
+      });
+      expect(await store.acquire(never, 'b', TTL_MS)).toEqual({
+        resyncAtMs: '0',
+      });
+    });
+  });
 });

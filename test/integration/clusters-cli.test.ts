@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
@@ -21,10 +22,8 @@ import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/check-cluster.js';
-import {
-  type ClustersCliDeps,
-  runClustersCli,
-} from '#lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
+import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { kubeconfigYaml } from '../../lib/local-cluster/config-files.js';
 import { freePort } from '../../lib/local-cluster/processes.js';
 import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
@@ -93,6 +92,7 @@ describe('clusters CLI', () => {
     ca = Buffer.from(kc.getCurrentCluster()?.caData ?? '', 'base64');
     table = await createTestTable(inject('dynamodbEndpoint'));
     const connector = new ClusterConnector({
+      allowKubeconfigFiles: true,
       clock: systemClock,
       logger: new FakeLogger(),
     });
@@ -105,6 +105,7 @@ describe('clusters CLI', () => {
       }),
       ownership: new DynamoOwnershipStore({ ...table, clock: systemClock }),
       health: new DynamoClusterHealthStore({ ...table, clock: systemClock }),
+      leases: new DynamoBridgeLeaseStore({ ...table, clock: systemClock }),
       connect: (record) => connector.connect(record),
       serverOf: serverOfRecord,
       readTextFile: (file) => readFileSync(file, 'utf8'),
@@ -272,9 +273,11 @@ describe('clusters CLI', () => {
     // Act
     const before = await cli('list');
     const removed = await cli('remove', '--id', 'to-remove');
-    const after = JSON.parse((await cli('list', '--json')).stdout) as {
-      id: string;
-    }[];
+    const after = (
+      JSON.parse((await cli('list', '--json')).stdout) as {
+        clusters: { id: string }[];
+      }
+    ).clusters;
     const again = await cli('remove', '--id', 'to-remove');
     // Assess
     expect(before.exitCode).toBe(0);
@@ -343,7 +346,9 @@ describe('clusters CLI', () => {
     );
     // Assess
     expect(
-      (JSON.parse(listed.stdout) as { id: string }[]).map((c) => c.id)
+      (
+        JSON.parse(listed.stdout) as { clusters: { id: string }[] }
+      ).clusters.map((c) => c.id)
     ).toContain('bundled');
     expect(checked.stdout).toMatch(/=> OK\n$/);
     expect(usage).toMatchObject({

@@ -5,13 +5,20 @@
  * identity cannot do more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import {
   createNodes,
   deleteNodes,
 } from '#lib/local-cluster/simulated-nodes.js';
+import {
+  ADVANCED_DAEMON_SET,
+  NATIVE_DAEMON_SET,
+} from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import { FakeLogger } from '#test/helpers/fakes/fake-logger.js';
+import { ensureAdvancedDaemonSetCrd } from '../testbed/advanced-daemonset-crd.js';
 import {
   createAgentDaemonSet,
   createNamespace,
@@ -100,4 +107,64 @@ describe('reconciler RBAC', () => {
       expect((err as KubeApiError).reason).toBe(ApiErrorReason.Forbidden);
     }
   });
+
+  it.each([
+    { role: 'bridge', kind: NATIVE_DAEMON_SET },
+    { role: 'bridge-advanced', kind: ADVANCED_DAEMON_SET },
+  ] as const)(
+    'the watch-bridge’s read-only role ($role) lists and watches all it needs, and cannot write',
+    async ({ role, kind }) => {
+      // Prepare: a second namespace, so the bridge identity has its own binding.
+      const bridgeNs = `${ns}-${role}`;
+      await createNamespace(admin, bridgeNs);
+      if (kind === ADVANCED_DAEMON_SET) await ensureAdvancedDaemonSetCrd(admin);
+      const bridge = await createReconcilerIdentity(admin, bridgeNs, role);
+      const connection = kubeClusterConnection(
+        bridge.http,
+        new FakeLogger(),
+        kind
+      );
+      try {
+        // Act
+        const listed = await Promise.all(
+          (['daemonSets', 'pods', 'nodes', 'revisions'] as const).map(
+            async (r) => {
+              const { resourceVersion } = await connection.watch.list(r);
+              const stop = new AbortController();
+              const stream = connection.watch.watch(
+                r,
+                resourceVersion,
+                1,
+                stop.signal
+              );
+              for await (const _ of stream) break;
+              return r;
+            }
+          )
+        );
+        const create = await bridge.http
+          .request('create pod', 'POST', `/api/v1/namespaces/${ns}/pods`, {
+            body: JSON.stringify({
+              apiVersion: 'v1',
+              kind: 'Pod',
+              metadata: { name: 'x' },
+              spec: { containers: [{ name: 'c', image: 'c' }] },
+            }),
+          })
+          .catch((e: unknown) => e);
+        const writeStatus = await bridge.http
+          .request('update status', 'PUT', `${dsPath}/status`, { body: '{}' })
+          .catch((e: unknown) => e);
+        // Assess
+        expect(listed).toEqual(['daemonSets', 'pods', 'nodes', 'revisions']);
+        for (const err of [create, writeStatus]) {
+          expect(err).toBeInstanceOf(KubeApiError);
+          expect((err as KubeApiError).reason).toBe(ApiErrorReason.Forbidden);
+        }
+      } finally {
+        await bridge.remove();
+        await deleteNamespace(admin, bridgeNs);
+      }
+    }
+  );
 });

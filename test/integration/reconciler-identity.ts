@@ -10,11 +10,16 @@ import { KubeConfig, loadYaml } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 
-/** The reconciler's ClusterRole per ownership mode. */
+/** The reconciler's ClusterRole per ownership mode, and the bridge's. */
 const ROLES = {
   'apps/v1': new URL('../../infra/kubernetes/rbac.yaml', import.meta.url),
   'apps.dsr.dev/v1beta1': new URL(
     '../../infra/kubernetes/rbac-advanced-daemonset.yaml',
+    import.meta.url
+  ),
+  bridge: new URL('../../infra/kubernetes/rbac-bridge.yaml', import.meta.url),
+  'bridge-advanced': new URL(
+    '../../infra/kubernetes/rbac-bridge-advanced.yaml',
     import.meta.url
   ),
 } as const;

@@ -3,7 +3,8 @@
  * per cluster (upstream: leader election with a Lease object) and its
  * bookmarks, fenced by the lease.
  *
- * Item: holder (S), leaseUntilMs (N), resourceVersions (M of S), expiresAt.
+ * Item: holder (S), leaseUntilMs (N), resourceVersions (M of S), expiresAt,
+ * and resyncRequested (BOOL) between an unfence and the next checkpoint.
  * Invariants: of bridges acquiring at once exactly one holds the lease; a
  * lease passes to another holder only once `leaseUntilMs` has passed; a
  * checkpoint by anyone but the live holder changes nothing and throws
@@ -16,6 +17,7 @@ import type { BridgeLeaseStore, ResourceVersions } from '../../ports/index.js';
 import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
 import {
   buildExpression,
+  callDynamo,
   conditionalWrite,
   type Item,
   num,
@@ -69,7 +71,33 @@ export class DynamoBridgeLeaseStore
       },
       returnValues: 'ALL_NEW',
     });
-    return outcome.ok ? toResourceVersions(outcome.attributes) : undefined;
+    if (!outcome.ok) return undefined;
+    const versions = toResourceVersions(outcome.attributes);
+    return outcome.attributes?.resyncRequested?.BOOL
+      ? { ...versions, resyncAtMs: '0' }
+      : versions;
+  }
+
+  async requestResync(cluster: string): Promise<void> {
+    const pk = this.#pk(cluster);
+    await callDynamo(`request resync ${pk}`, () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ...buildExpression({
+            update:
+              'SET #resyncRequested = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+            values: {
+              ':true': { BOOL: true },
+              ':expiresAt': num(
+                toEpochSeconds(this.clock.now() + BOOKMARK_RETENTION_MS)
+              ),
+            },
+          }),
+        })
+      )
+    );
   }
 
   async checkpoint(
@@ -77,7 +105,7 @@ export class DynamoBridgeLeaseStore
     holder: string,
     resourceVersions: ResourceVersions,
     ttlMs: number
-  ): Promise<void> {
+  ): Promise<{ resyncRequested: boolean }> {
     const now = this.clock.now();
     const pk = this.#pk(cluster);
     const outcome = await conditionalWrite(`checkpoint ${pk}`, () =>
@@ -85,9 +113,10 @@ export class DynamoBridgeLeaseStore
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
+          ReturnValues: 'UPDATED_OLD',
           ...buildExpression({
             update:
-              'SET #resourceVersions = :versions, #leaseUntilMs = :until, #expiresAt = :expiresAt',
+              'SET #resourceVersions = :versions, #leaseUntilMs = :until, #expiresAt = :expiresAt REMOVE #resyncRequested',
             condition: IS_MINE_AND_LIVE,
             values: {
               ':versions': toMap(resourceVersions),
@@ -103,6 +132,9 @@ export class DynamoBridgeLeaseStore
       )
     );
     if (!outcome.ok) throw new LeaseLostError(cluster);
+    return {
+      resyncRequested: outcome.attributes?.resyncRequested?.BOOL === true,
+    };
   }
 
   async release(cluster: string, holder: string): Promise<void> {

@@ -21,7 +21,13 @@ import {
   InvalidClusterRecordError,
   parseClusterRecord,
 } from '../../cluster/record.js';
-import type { ClusterRecord, ClusterRegistry } from '../../ports/index.js';
+import { toError } from '../../errors.js';
+import type {
+  ClusterListing,
+  ClusterRecord,
+  ClusterRegistry,
+  InvalidClusterRecord,
+} from '../../ports/index.js';
 import {
   callDynamo,
   type DynamoStoreOptions,
@@ -128,13 +134,14 @@ export class DynamoClusterRegistry
 
   /**
    * Returns every registered cluster, sorted by id (read now, not from the
-   * cache). Bad records throw one AggregateError of
-   * InvalidClusterRecordError, so none is silently skipped.
+   * cache), and every item that is not a valid record, with why: one bad
+   * item (edited in the console, written by a newer CLI) is skipped, never
+   * fatal to the others.
    */
-  async list(): Promise<ClusterRecord[]> {
+  async list(): Promise<ClusterListing> {
     const now = this.clock.now();
     const records: ClusterRecord[] = [];
-    const errors: unknown[] = [];
+    const invalid: InvalidClusterRecord[] = [];
     let start: Item | undefined;
     do {
       const page = await callDynamo('scan clusters', () =>
@@ -152,21 +159,21 @@ export class DynamoClusterRegistry
         try {
           records.push(recordFromItem(item));
         } catch (e) {
-          errors.push(e);
+          invalid.push({
+            key: item[PARTITION_KEY]?.S ?? '?',
+            error: toError(e).message,
+          });
         }
       }
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    if (errors.length > 0) {
-      throw new AggregateError(
-        errors,
-        `${errors.length} invalid cluster record(s) in ${this.tableName}`
-      );
-    }
     for (const r of records) this.#cache.set(r.id, { record: r, atMs: now });
-    return records
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .map((r) => structuredClone(r));
+    return {
+      records: records
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((r) => structuredClone(r)),
+      invalid: invalid.sort((a, b) => (a.key < b.key ? -1 : 1)),
+    };
   }
 
   /** Adds or replaces a record after validating it. */

@@ -19,6 +19,7 @@ import type {
 import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
+import { ClusterCredentialError } from './cluster-credential.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
 import {
   kubeConfigForCluster,
@@ -35,6 +36,12 @@ export interface ClusterConnectorOptions {
   clock: Clock;
   /** Where the connections' Event recorders report failures. */
   logger: Logger;
+  /**
+   * Opens `kubeconfig` records (a file on this machine, which may run exec
+   * plugins and read token files): local runs, the CLI and tests only. The
+   * deployed functions leave it off and refuse such records.
+   */
+  allowKubeconfigFiles?: boolean;
 }
 
 /** Connects to clusters; keeps token caches across connections. */
@@ -67,6 +74,11 @@ export class ClusterConnector {
   async connect(record: ClusterRecord): Promise<ClusterConnection> {
     const { auth } = record;
     if (auth.type === 'kubeconfig') {
+      if (!this.#o.allowKubeconfigFiles) {
+        throw new ClusterCredentialError(
+          `cluster ${record.id} is registered with a kubeconfig file, which only local runs may use; register it with --eks-cluster or --secret-arn`
+        );
+      }
       return this.#http(record, kubeConfigFromFile(auth));
     }
     if (auth.type === 'eks') {

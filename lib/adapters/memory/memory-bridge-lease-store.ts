@@ -19,6 +19,7 @@ import type {
 export const BOOKMARK_RETENTION_MS = 24 * 60 * 60_000;
 
 interface Lease {
+  resyncRequested?: boolean;
   holder: string;
   leaseUntilMs: number;
   resourceVersions: ResourceVersions;
@@ -59,8 +60,23 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       leaseUntilMs: now + ttlMs,
       resourceVersions,
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
+      ...(lease?.resyncRequested ? { resyncRequested: true } : {}),
     });
-    return { ...resourceVersions };
+    return lease?.resyncRequested
+      ? { ...resourceVersions, resyncAtMs: '0' }
+      : { ...resourceVersions };
+  }
+
+  /** Asks the cluster's bridge to queue every DaemonSet again. */
+  async requestResync(cluster: string): Promise<void> {
+    const now = this.#clock.now();
+    const lease = this.#leases.get(cluster) ?? {
+      holder: '',
+      leaseUntilMs: 0,
+      resourceVersions: {},
+      expiresAtMs: now + BOOKMARK_RETENTION_MS,
+    };
+    this.#leases.set(cluster, { ...lease, resyncRequested: true });
   }
 
   /** Stores bookmarks and extends the lease; throws LeaseLostError if lost. */
@@ -69,7 +85,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     holder: string,
     resourceVersions: ResourceVersions,
     ttlMs: number
-  ): Promise<void> {
+  ): Promise<{ resyncRequested: boolean }> {
     const now = this.#clock.now();
     const lease = this.#leases.get(cluster);
     if (lease?.holder !== holder || lease.leaseUntilMs < now) {
@@ -81,6 +97,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       resourceVersions: { ...resourceVersions },
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
     });
+    return { resyncRequested: lease.resyncRequested === true };
   }
 
   /** Ends `holder`'s lease now, keeping the bookmarks. */

@@ -124,6 +124,8 @@ export const memoryQueuePorts = (
   queue: {
     add: async (key) => q.add(key),
     addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
+    // In process, a key taken off the queue is never left marked.
+    addAnew: async (key) => q.add(key),
   },
   ledger: {
     // get() already moved the key from dirty to processing.

@@ -101,6 +101,12 @@ export class SqsWorkQueue implements WorkQueue {
     }
   }
 
+  /** Clears the key's dirty mark, then adds it (see WorkQueue.addAnew). */
+  async addAnew(key: string): Promise<void> {
+    await this.#marks.clearDirty(key);
+    await this.add(key);
+  }
+
   /**
    * Sends `key` after `delayMs` through the delay queue, unless an earlier
    * timer of the key is pending (the earliest ready time wins). Delays under

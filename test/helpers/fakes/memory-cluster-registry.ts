@@ -1,8 +1,10 @@
 /** In-process ClusterRegistry for local runs and tests. */
 import { parseClusterRecord } from '../../../lib/cluster/record.js';
 import type {
+  ClusterListing,
   ClusterRecord,
   ClusterRegistry,
+  InvalidClusterRecord,
 } from '../../../lib/ports/index.js';
 
 /** Registered clusters kept in a Map; records are validated when put. */
@@ -30,9 +32,15 @@ export class MemoryClusterRegistry implements ClusterRegistry {
     return r && structuredClone(r);
   }
 
-  async list(): Promise<ClusterRecord[]> {
-    return [...this.#records.values()]
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .map((r) => structuredClone(r));
+  /** Items put with `putInvalid`: reported by `list`, never returned. */
+  readonly invalid: InvalidClusterRecord[] = [];
+
+  async list(): Promise<ClusterListing> {
+    return {
+      records: [...this.#records.values()]
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((r) => structuredClone(r)),
+      invalid: [...this.invalid],
+    };
   }
 }

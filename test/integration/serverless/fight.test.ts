@@ -5,8 +5,12 @@
  * no pod writes after that.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
+import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
+import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
+import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { CONTROLLER_CONFLICT_REASON } from '#lib/policy/fight-detection.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
@@ -148,5 +152,54 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
         (l) => l.message === 'controller conflict: cluster fenced'
       )
     ).toBe(true);
+  });
+
+  it('after an unfence, re-syncs every DaemonSet whose changes arrived while fenced (F8)', async () => {
+    // Prepare: the other controller stops; a change arrives while fenced.
+    if (upstream) await stopProcess(upstream);
+    upstream = undefined;
+    await setAgentImage(s.admin, s.ns, 'agent:9');
+    // Events of the change reach the fenced reconciler, which drops them.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const converged = () => isConverged(s.admin, s.ns, s.nodes, 'agent:9');
+    const beforeUnfence = await converged();
+    const deps = {
+      registry: new DynamoClusterRegistry({
+        ...s.stack.table,
+        clock: systemClock,
+        cacheTtlMs: 0,
+      }),
+      ownership: new DynamoOwnershipStore({
+        ...s.stack.table,
+        clock: systemClock,
+      }),
+      health: new DynamoClusterHealthStore({
+        ...s.stack.table,
+        clock: systemClock,
+      }),
+      leases: new DynamoBridgeLeaseStore({
+        ...s.stack.table,
+        clock: systemClock,
+      }),
+      connect: () => Promise.reject(new Error('unused')),
+      serverOf: () => '',
+      readTextFile: () => '',
+    };
+    // Act: unfence, and no further event.
+    const out = await runClustersCli(
+      ['unfence', '--id', s.stack.cluster, '--table', s.stack.table.tableName],
+      {},
+      () => deps
+    );
+    const ms = await eventually(
+      'converged after the unfence',
+      converged,
+      60_000
+    );
+    // Assess
+    console.log(`re-synced ${ms} ms after the unfence`);
+    expect(beforeUnfence).toBe(false);
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).toContain('re-syncs every DaemonSet');
   });
 });

@@ -181,6 +181,7 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
       return ds.status?.observedGeneration === ds.metadata?.generation;
     });
     const connector = new ClusterConnector({
+      allowKubeconfigFiles: true,
       clock: systemClock,
       logger: new FakeLogger(),
     });

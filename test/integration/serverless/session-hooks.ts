@@ -139,6 +139,7 @@ export class BridgeKillSwitch {
       add: (key) => (this.#fatal(key) ? die(key) : queue.add(key)),
       addAfter: (key, ms) =>
         this.#fatal(key) ? die(key) : queue.addAfter(key, ms),
+      addAnew: (key) => (this.#fatal(key) ? die(key) : queue.addAnew(key)),
     };
     const deadCall = () => Promise.reject(new Error('bridge is dead (test)'));
     this.leases = {
@@ -155,6 +156,7 @@ export class BridgeKillSwitch {
           : leases.checkpoint(cluster, holder, versions, ttlMs),
       release: (cluster, holder) =>
         this.#dead ? deadCall() : leases.release(cluster, holder),
+      requestResync: (cluster) => leases.requestResync(cluster),
     };
   }
 

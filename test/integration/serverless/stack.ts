@@ -104,6 +104,8 @@ export class ServerlessStack {
       endpoints: this.#o.productEndpoints ?? endpoints,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      // The test bed's cluster is registered with its kubeconfig file.
+      allowKubeconfigFiles: true,
     });
     await new DynamoClusterRegistry({
       client: this.table.client,

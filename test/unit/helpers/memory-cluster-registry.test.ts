@@ -21,7 +21,7 @@ describe('MemoryClusterRegistry', () => {
     const listed = await registry.list();
     // Assess
     expect(a).toEqual(record('a'));
-    expect(listed.map((r) => r.id)).toEqual(['a', 'b']);
+    expect(listed.records.map((r) => r.id)).toEqual(['a', 'b']);
   });
 
   it('forgets a removed record', async () => {
@@ -31,7 +31,7 @@ describe('MemoryClusterRegistry', () => {
     registry.remove('a');
     // Assess
     expect(await registry.get('a')).toBeUndefined();
-    expect(await registry.list()).toEqual([]);
+    expect(await registry.list()).toEqual({ records: [], invalid: [] });
   });
 
   it('refuses a bad record', () => {

@@ -23,6 +23,9 @@ class RecordingQueue implements WorkQueue {
   async addAfter(key: string) {
     this.added.push(key);
   }
+  async addAnew(key: string) {
+    this.added.push(key);
+  }
 }
 
 const newEvents = () => {

@@ -3,13 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
+import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import {
-  type ClustersCliDeps,
-  runClustersCli,
-} from '#lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
+import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
@@ -36,6 +35,7 @@ describe('runClustersCli', () => {
   let registry: MemoryClusterRegistry;
   let ownership: MemoryOwnershipStore;
   let health: MemoryClusterHealthStore;
+  let leases: MemoryBridgeLeaseStore;
   let deps: ClustersCliDeps;
   const run = (...argv: string[]) =>
     runClustersCli(['--table', 'state', ...argv], {}, () => deps);
@@ -56,6 +56,7 @@ describe('runClustersCli', () => {
     registry = new MemoryClusterRegistry();
     ownership = new MemoryOwnershipStore({ clock: systemClock });
     health = new MemoryClusterHealthStore({ clock: systemClock });
+    leases = new MemoryBridgeLeaseStore({ clock: systemClock });
     deps = {
       registry,
       connect: async () => {
@@ -65,6 +66,7 @@ describe('runClustersCli', () => {
       readTextFile: (file) => readFileSync(file, 'utf8'),
       ownership,
       health,
+      leases,
     };
   });
 
@@ -112,7 +114,7 @@ describe('runClustersCli', () => {
         stderr: '',
       });
       expect(after.stdout).toBe('no clusters registered\n');
-      expect(await registry.list()).toEqual([]);
+      expect((await registry.list()).records).toEqual([]);
     });
 
     describe('asking the cluster before an apps/v1 registration', () => {
@@ -146,7 +148,7 @@ describe('runClustersCli', () => {
           stderr:
             'error: not registered: ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off (--skip-check registers it anyway)\n',
         });
-        expect(await registry.list()).toEqual([]);
+        expect((await registry.list()).records).toEqual([]);
       });
 
       it('adds the own kind there without asking, and apps/v1 with --skip-check', async () => {
@@ -163,10 +165,9 @@ describe('runClustersCli', () => {
         expect([own.exitCode, skipped.exitCode]).toEqual([0, 0]);
         expect(own.stdout).not.toContain('warning');
         expect(probed).toEqual([]);
-        expect((await registry.list()).map((r) => r.id).sort()).toEqual([
-          'forced',
-          'own',
-        ]);
+        expect((await registry.list()).records.map((r) => r.id).sort()).toEqual(
+          ['forced', 'own']
+        );
       });
 
       it('adds apps/v1 without a word where only this product writes DaemonSet status', async () => {
@@ -235,20 +236,48 @@ describe('runClustersCli', () => {
       const listed = await run('list', '--json');
       // Assess
       expect(listed.exitCode).toBe(0);
-      expect(JSON.parse(listed.stdout)).toEqual([
-        {
-          id: 'a',
-          server: 'https://10.0.0.1:6443',
-          auth: { type: 'kubeconfig', path: kubeconfig, context: 'c' },
-          mode: 'watch',
-        },
-        {
-          id: 'b',
-          server: 'https://10.0.0.1:6443',
-          auth: { type: 'kubeconfig', path: kubeconfig },
-          mode: 'watch',
-        },
+      expect(JSON.parse(listed.stdout)).toEqual({
+        clusters: [
+          {
+            id: 'a',
+            server: 'https://10.0.0.1:6443',
+            auth: { type: 'kubeconfig', path: kubeconfig, context: 'c' },
+            mode: 'watch',
+          },
+          {
+            id: 'b',
+            server: 'https://10.0.0.1:6443',
+            auth: { type: 'kubeconfig', path: kubeconfig },
+            mode: 'watch',
+          },
+        ],
+        invalid: [],
+      });
+    });
+
+    it('lists the valid clusters and names the invalid items it skips, exiting 1 (F1)', async () => {
+      // Prepare
+      await addLocal('a');
+      registry.invalid.push({
+        key: 'cluster#b',
+        error: 'cluster b: unknown field "color"',
+      });
+      // Act
+      const listed = await run('list');
+      const checked = await run('check');
+      // Assess
+      expect(listed.exitCode).toBe(1);
+      expect(listed.stdout.split('\n')).toEqual([
+        'ID  SERVER                 MODE   AUTH',
+        `a   https://10.0.0.1:6443  watch  kubeconfig ${kubeconfig}`,
+        'invalid record cluster#b (skipped): cluster b: unknown field "color"',
+        '',
       ]);
+      expect(checked.exitCode).toBe(1);
+      expect(checked.stdout).toContain(
+        'invalid record cluster#b (skipped): cluster b: unknown field "color"'
+      );
+      expect(checked.stdout).toContain('0 of 2 clusters OK');
     });
 
     it('refuses to overwrite a cluster unless told to', async () => {
@@ -303,7 +332,7 @@ describe('runClustersCli', () => {
         ),
         '',
       ]);
-      expect(await registry.list()).toEqual([]);
+      expect((await registry.list()).records).toEqual([]);
     });
   });
 
@@ -437,23 +466,32 @@ describe('runClustersCli', () => {
       );
     });
   });
-  it('unfences a fenced cluster and says whether it was fenced', async () => {
+  it('unfences a fenced cluster, asks its bridge to re-sync every DaemonSet (F8), and says whether it was fenced', async () => {
     // Prepare
+    await addLocal('prod');
     await ownership.fence('prod', 'kube-controller-manager is running');
     // Act
-    const first = await runClustersCli(
-      ['unfence', '--id', 'prod', '--table', 't'],
-      {},
-      () => deps
-    );
-    const second = await runClustersCli(
-      ['unfence', '--id', 'prod', '--table', 't'],
-      {},
-      () => deps
-    );
+    const first = await run('unfence', '--id', 'prod');
+    const second = await run('unfence', '--id', 'prod');
     // Assess
-    expect(first.stdout).toContain('cleared the fence of cluster prod');
+    expect(first.stdout).toContain(
+      'cleared the fence of cluster prod; the reconciler acts on it again and re-syncs every DaemonSet within a minute'
+    );
     expect(second.stdout).toContain('cluster prod was not fenced');
     expect(await ownership.getFence('prod')).toBeUndefined();
+    expect(await leases.acquire('prod', 'bridge', 60_000)).toEqual({
+      resyncAtMs: '0',
+    });
+  });
+
+  it('refuses to unfence a cluster that is not registered (a typo)', async () => {
+    // Act
+    const out = await run('unfence', '--id', 'prdo');
+    // Assess
+    expect(out).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'error: cluster prdo is not registered\n',
+    });
   });
 });

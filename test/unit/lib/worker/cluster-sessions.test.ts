@@ -29,7 +29,10 @@ const setUp = () => {
   const closed: string[] = [];
   const forgotten: string[] = [];
   const sessions = new ClusterSessions({
-    registry: { get: async () => current, list: async () => [] },
+    registry: {
+      get: async () => current,
+      list: async () => ({ records: [], invalid: [] }),
+    },
     connect: async (r) => {
       opened.push(r.endpoint);
       return {
