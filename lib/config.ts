@@ -22,6 +22,11 @@ export interface Config {
   bridgeEconomySeconds: number;
   /** Bridge: every DaemonSet is enqueued again this often (resync). */
   bridgeResyncSeconds: number;
+  /**
+   * This deployment's id (`<service>-<stage>-<region>`): its field manager
+   * on the clusters, so another deployment's writes count as a rival's.
+   */
+  deploymentId?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -63,6 +68,9 @@ export const loadConfig = (env: Env = process.env): Config => {
     bridgeWatchSeconds: seconds('BRIDGE_WATCH_SECONDS', 840, 900),
     bridgeEconomySeconds: seconds('BRIDGE_ECONOMY_SECONDS', 20, 900),
     bridgeResyncSeconds: seconds('BRIDGE_RESYNC_SECONDS', 3_600, 86_400),
+    ...(env.DEPLOYMENT_ID?.trim()
+      ? { deploymentId: env.DEPLOYMENT_ID.trim() }
+      : {}),
   };
   if (config.workQueueUrl && !config.workQueueUrl.endsWith('.fifo')) {
     problems.push('WORK_QUEUE_URL must name a FIFO queue (.fifo)');

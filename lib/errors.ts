@@ -137,3 +137,17 @@ export class PoisonMessageError extends TerminalError {
     this.name = 'PoisonMessageError';
   }
 }
+
+/**
+ * A request would wait longer than allowed for its cluster's shared API
+ * budget (the cluster is busy, not failing): the sync fails and is retried
+ * with the key's backoff instead of holding a reconciler asleep.
+ */
+export class RequestBudgetExhaustedError extends ReconcilerError {
+  constructor(cluster: string, waitMs: number) {
+    super(
+      `the API budget of cluster ${cluster} has no token for ${waitMs} ms; the sync is retried later`
+    );
+    this.name = 'RequestBudgetExhaustedError';
+  }
+}

@@ -14,13 +14,11 @@ import type {
 } from '../ports/index.js';
 import * as handlers from '../reconcile/event-keys/index.js';
 import * as resumed from '../reconcile/event-keys/resumed.js';
-import { getControllerOf } from '../reconcile/k8s/controller-ref.js';
 import type {
   ControllerRevision,
   DaemonSet,
   KubeObject,
   Node,
-  OwnerReference,
   Pod,
 } from '../reconcile/k8s/types.js';
 import { applyEventKeys } from './apply-event-keys.js';
@@ -41,10 +39,11 @@ export class ClusterEvents {
   #index = new Map<string, resumed.NodeFacts>();
   #indexDirty = false;
   /**
-   * Each pod's controller reference as last seen in this run (null: none),
-   * so a controller change wakes the old owner. ~100 bytes a pod.
+   * Each pod's controller and readiness as last seen in this run, so a
+   * controller change wakes the old owner and a Ready pod's updates arm no
+   * timer. ~100 bytes a pod.
    */
-  readonly #podOwners = new Map<string, OwnerReference | null>();
+  readonly #pods = new Map<string, resumed.PodMemo>();
   readonly #d: {
     watch: ClusterWatch;
     queue: WorkQueue;
@@ -200,14 +199,14 @@ export class ClusterEvents {
   async #onPod(type: EventType, pod: Pod): Promise<void> {
     const view = this.#view.view();
     const uid = pod.metadata?.uid ?? '';
-    const lastOwner = this.#podOwners.get(uid);
+    const last = this.#pods.get(uid);
     if (type === 'DELETED') {
-      this.#podOwners.delete(uid);
+      this.#pods.delete(uid);
       return this.#apply(handlers.deletePod(view, pod));
     }
-    this.#podOwners.set(uid, getControllerOf(pod) ?? null);
+    this.#pods.set(uid, resumed.podMemoOf(pod));
     if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod));
-    return this.#apply(resumed.updatePodResumed(view, pod, lastOwner));
+    return this.#apply(resumed.updatePodResumed(view, pod, last));
   }
 
   async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {

@@ -104,6 +104,17 @@ const add = async (
       `cluster ${record.id} is already registered (${describeAuth(existing.auth)}); pass --replace to overwrite it`
     );
   }
+  // Two ids for one API server would be two reconcilers of one cluster,
+  // with separate queues and expectations: duplicate pods.
+  const server = deps.serverOf(record);
+  const twin = (await deps.registry.list()).records.find(
+    (r) => r.id !== record.id && server !== '' && deps.serverOf(r) === server
+  );
+  if (twin !== undefined) {
+    return failed(
+      `${server} is already registered as cluster ${twin.id}; one API server takes one registration`
+    );
+  }
   const review = await reviewOwnershipBeforeAdd(record, command.add.skipCheck, {
     connect: deps.connect,
     timeoutMs: command.timeoutMs,

@@ -19,6 +19,18 @@ export const toQueuedKey = (record: SQSRecord): QueuedKey => ({
   sentAtMs: Number(record.attributes.SentTimestamp ?? '0'),
 });
 
+/**
+ * Time kept back from the invocation's remaining time when a batch's syncs
+ * get their deadline (at most a quarter of it): a call already under way
+ * may still take that long, and the records' outcomes must be settled
+ * before the function times out.
+ */
+export const SYNC_DEADLINE_MARGIN_MS = 15_000;
+
+/** Returns the deadline of a batch's syncs, `remainingMs` before timeout. */
+export const syncDeadlineMs = (nowMs: number, remainingMs: number): number =>
+  nowMs + remainingMs - Math.min(SYNC_DEADLINE_MARGIN_MS, remainingMs / 4);
+
 /** Returns the middy handler of the reconcile function. */
 export const createReconcileHandler = (o: {
   reconciler: Reconciler;
@@ -28,13 +40,18 @@ export const createReconcileHandler = (o: {
   createSqsBatchHandler({
     logger: o.logger,
     dropMessage: 'dropping message',
-    handlerFor: (event) => {
+    handlerFor: (event, context) => {
       o.metrics.addMetric(
         'MessagesReceived',
         MetricUnit.Count,
         event.Records.length
       );
-      const handle = o.reconciler.forBatch(event.Records.map(toQueuedKey));
+      const handle = o.reconciler.forBatch(
+        event.Records.map(toQueuedKey),
+        Date.now() +
+          context.getRemainingTimeInMillis() -
+          SYNC_DEADLINE_MARGIN_MS
+      );
       return (record) => handle(toQueuedKey(record));
     },
   }).use(logMetrics(o.metrics, { captureColdStartMetric: true }));

@@ -34,8 +34,14 @@ export interface SqsBatchHandlerOptions {
   logger: Logger;
   /** What the log line of an acknowledged poison record says. */
   dropMessage: string;
-  /** Returns the handler of this batch's records (it may group them). */
-  handlerFor(event: SQSEvent): (record: SQSRecord) => Promise<void>;
+  /**
+   * Returns the handler of this batch's records (it may group them);
+   * `context` tells how long the invocation has left.
+   */
+  handlerFor(
+    event: SQSEvent,
+    context: Context
+  ): (record: SQSRecord) => Promise<void>;
 }
 
 /** Returns the middy handler of an SQS-fed function. */
@@ -43,7 +49,7 @@ export const createSqsBatchHandler = (o: SqsBatchHandlerOptions) => {
   const processor = new BatchProcessor(EventType.SQS);
   return middy(
     async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-      const handle = o.handlerFor(event);
+      const handle = o.handlerFor(event, context);
       return processPartialResponse(
         event,
         async (record: SQSRecord) => {

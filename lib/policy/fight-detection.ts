@@ -13,15 +13,20 @@ export const FIGHT_WINDOW_MS = 10 * 60_000;
 /** The Event reason raised on the DaemonSet when the cluster is fenced. */
 export const CONTROLLER_CONFLICT_REASON = 'ControllerConflict';
 
+/** Returns whether a field manager is a deployment of this product. */
+const isThisProduct = (manager: string): boolean =>
+  manager === USER_AGENT || manager.startsWith(`${USER_AGENT}.`);
+
 /**
  * Returns the first DaemonSet whose status another manager writes (a
- * DaemonSet controller other than this product), or undefined.
+ * DaemonSet controller other than this product, whatever its deployment:
+ * `clusters` cannot tell which deployment it speaks for), or undefined.
  */
 export const findRivalDaemonSetController = (
   daemonSets: readonly { daemonSet: string; managers: readonly string[] }[]
 ): { daemonSet: string; manager: string } | undefined => {
   for (const { daemonSet, managers } of daemonSets) {
-    const manager = managers.find((m) => m !== USER_AGENT);
+    const manager = managers.find((m) => !isThisProduct(m));
     if (manager !== undefined) return { daemonSet, manager };
   }
   return undefined;

@@ -19,6 +19,7 @@ import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
 import type { Config } from '../config.js';
+import { fieldManagerFor } from '../policy/identity.js';
 import type { Logger, MetricsSink } from '../ports/index.js';
 import type { FireTimerDeps } from '../timers/fire-timers.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
@@ -57,8 +58,10 @@ export const createAwsWiring = (
   const secrets = new SecretCredentials({
     client: new SecretsManagerClient(commonClientOptions(overrides)),
   });
+  const fieldManager = fieldManagerFor(config.deploymentId);
   const connector = new ClusterConnector({
     allowKubeconfigFiles: overrides.allowKubeconfigFiles ?? false,
+    fieldManager,
     sts: new STSClient(commonClientOptions(overrides)),
     secrets,
     budget: new DynamoRequestBudget(table),
@@ -89,6 +92,7 @@ export const createAwsWiring = (
       clock,
       logger,
       metrics,
+      fieldManager,
     }),
     bridge: {
       registry,

@@ -23,10 +23,17 @@ import type { SyncRead } from '../sync/context.js';
 export class FightGuard {
   readonly #store: OwnershipStore;
   readonly #metrics: MetricsSink;
+  readonly #manager: string | undefined;
 
-  constructor(o: { store: OwnershipStore; metrics: MetricsSink }) {
+  constructor(o: {
+    store: OwnershipStore;
+    metrics: MetricsSink;
+    /** Our field manager (default: the product's bare name). */
+    manager?: string;
+  }) {
     this.#store = o.store;
     this.#metrics = o.metrics;
+    this.#manager = o.manager;
   }
 
   /** Returns the cluster's fence, if the reconciler must not act there. */
@@ -43,7 +50,7 @@ export class FightGuard {
   ): Promise<void> {
     if (read === undefined) return;
     const ds = read.daemonSet;
-    const foreign = findForeignWrites(ds, read.pods);
+    const foreign = findForeignWrites(ds, read.pods, this.#manager);
     if (foreign.length === 0) return;
     const seen = await this.#store.recordForeignWrites(
       cluster,

@@ -41,6 +41,8 @@ import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
+import { reportSync } from './report-sync.js';
+import { withSyncDeadline } from './sync-deadline.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
@@ -64,6 +66,8 @@ export interface ReconcilerOptions {
   clock: Clock;
   logger: Logger;
   metrics: MetricsSink;
+  /** Our field manager; any other writer counts as foreign. */
+  fieldManager?: string;
 }
 
 /** Reconciles batches of queued keys. */
@@ -77,6 +81,7 @@ export class Reconciler {
     this.#fights = new FightGuard({
       store: options.ownership,
       metrics: options.metrics,
+      ...(options.fieldManager ? { manager: options.fieldManager } : {}),
     });
   }
 
@@ -85,7 +90,10 @@ export class Reconciler {
    * body share one sync and its outcome. The handler throws only when the
    * record must be redelivered.
    */
-  forBatch(records: readonly QueuedKey[]): (r: QueuedKey) => Promise<void> {
+  forBatch(
+    records: readonly QueuedKey[],
+    deadlineMs = Number.POSITIVE_INFINITY
+  ): (r: QueuedKey) => Promise<void> {
     const byKey = new Map<string, QueuedKey[]>();
     for (const r of records)
       byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
@@ -93,7 +101,7 @@ export class Reconciler {
     return (record) => {
       let run = runs.get(record.body);
       if (run === undefined) {
-        run = this.#reconcile(byKey.get(record.body) ?? [record]);
+        run = this.#reconcile(byKey.get(record.body) ?? [record], deadlineMs);
         runs.set(record.body, run);
       }
       return run;
@@ -105,7 +113,10 @@ export class Reconciler {
    * cluster, open breaker), then one processKey, then what follows a sync
    * (breaker, fight detection, measurements).
    */
-  async #reconcile(records: readonly QueuedKey[]): Promise<void> {
+  async #reconcile(
+    records: readonly QueuedKey[],
+    deadlineMs: number
+  ): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
     const logger = withFields(this.#o.logger, {
@@ -122,15 +133,24 @@ export class Reconciler {
     if (await this.#requeueIfBackedOff(key, health, logger)) return;
     await this.#forgetIfRedelivered(key, records, session, logger);
     const started = this.#o.clock.now();
-    const { result, creates, deletes } = await this.#sync(key, session, logger);
+    const { result, creates, deletes } = await this.#sync(
+      key,
+      session,
+      logger,
+      deadlineMs
+    );
     await this.#settleHealth(cluster, health, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
     await this.#fights.inspect(cluster, read, session.deps.events, logger);
-    this.#recordSync(cluster, records, started, result, {
-      creates,
-      deletes,
-      logger,
-    });
+    reportSync(
+      this.#o,
+      { cluster, records, started, result },
+      {
+        creates,
+        deletes,
+        logger,
+      }
+    );
   }
 
   /** Returns whether the cluster is fenced (then nothing is done). */
@@ -184,10 +204,16 @@ export class Reconciler {
   }
 
   /** Runs one processKey over the session's ports, counting pod writes. */
-  async #sync(key: string, session: ClusterSession, logger: Logger) {
-    const podControl = new CountingPodControl(session.deps.podControl);
-    const reader = new SyncSnapshotReader(session.deps.reader);
-    const deps = { ...session.deps, reader, podControl, logger };
+  async #sync(
+    key: string,
+    session: ClusterSession,
+    logger: Logger,
+    deadlineMs: number
+  ) {
+    const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
+    const podControl = new CountingPodControl(guarded.podControl);
+    const reader = new SyncSnapshotReader(guarded.reader);
+    const deps = { ...guarded, reader, podControl, logger };
     const result = await processKey(key, {
       ledger: this.#o.ledger,
       queue: this.#o.queue,
@@ -195,38 +221,6 @@ export class Reconciler {
       sync: (k) => syncDaemonSet(k, deps),
     });
     return { result, creates: podControl.creates, deletes: podControl.deletes };
-  }
-
-  /** Reports the sync as a metric and a log line. */
-  #recordSync(
-    cluster: string,
-    records: readonly QueuedKey[],
-    started: number,
-    result: ProcessOutcome,
-    done: { creates: number; deletes: number; logger: Logger }
-  ): void {
-    const durationMs = this.#o.clock.now() - started;
-    const { creates, deletes, logger } = done;
-    this.#o.metrics.recordSync({
-      cluster,
-      outcome: result.outcome,
-      durationMs,
-      creates,
-      deletes,
-      queueLagMs: Math.max(
-        0,
-        started - Math.min(...records.map((r) => r.sentAtMs))
-      ),
-    });
-    logger.info('synced', {
-      outcome: result.outcome,
-      durationMs,
-      creates,
-      deletes,
-      ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
-        ? { requeueAfterMs: result.requeueAfterMs }
-        : {}),
-    });
   }
 
   /** Opens the cluster's breaker on a cluster-level failure, or closes it. */

@@ -4,7 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoRequestBudget } from '#lib/adapters/dynamodb/dynamo-request-budget.js';
-import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';
+import { RequestBudgetExhaustedError } from '#lib/errors.js';
+import {
+  createTestTable,
+  type TestTable,
+  writeItem,
+} from '../helpers/dynamo-table.js';
 import { FakeClock } from '../helpers/fakes/fake-clock.js';
 
 describe('DynamoRequestBudget', () => {
@@ -79,5 +84,22 @@ describe('DynamoRequestBudget', () => {
     const slept: number[] = [];
     await container(clock, slept).acquire('c5', budget);
     expect(slept.length).toBeGreaterThan(0);
+  });
+
+  it('fails a request that would wait longer than MAX_BUDGET_WAIT_MS, without sleeping that long (F2)', async () => {
+    // Prepare: other containers drained the bucket 30 s deep.
+    const clock = new FakeClock();
+    await writeItem(table, 'budget#c9', {
+      tokens: { N: '-300' },
+      atMs: { N: String(clock.now()) },
+    });
+    const slept: number[] = [];
+    const b = container(clock, slept);
+    // Act
+    const error = await b.acquire('c9', budget).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(RequestBudgetExhaustedError);
+    expect((error as Error).message).toContain('cluster c9');
+    expect(slept).toEqual([]);
   });
 });

@@ -78,6 +78,8 @@ describe('clusters CLI', () => {
     const json = await cli('check', '--id', id, '--json', '--timeout', '3');
     const text = await cli('check', '--id', id, '--timeout', '3');
     const report = JSON.parse(json.stdout) as CheckReport;
+    // One API server takes one registration: the next test adds its own.
+    await cli('remove', '--id', id);
     return { json, text, report, check: report.clusters[0] as ClusterCheck };
   };
 

@@ -11,6 +11,7 @@ import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
 import { KubeRevisionControl } from '#lib/adapters/kube/kube-revision-control.js';
 import { KubeStatusWriter } from '#lib/adapters/kube/kube-status-writer.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
+import { fieldManagerFor } from '#lib/policy/identity.js';
 import { adoptPatch, releasePatch } from '#lib/reconcile/k8s/controller-ref.js';
 import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
@@ -77,6 +78,43 @@ describe('Kubernetes adapter on a real API server', () => {
   afterAll(async () => {
     await deleteNamespace(http, ns);
     http.close();
+  });
+
+  it('writes under the deployment’s field manager, which the API server records (F9)', async () => {
+    // Prepare
+    const kc = new KubeConfig();
+    kc.loadFromFile(inject('kubeconfigPath'));
+    const manager = fieldManagerFor(
+      'serverless-daemonset-reconciler-dev-eu-west-1'
+    );
+    const dev = new KubeHttp({ kubeConfig: kc, userAgent: manager });
+    try {
+      // Act
+      await dev.request(
+        'create configmap',
+        'POST',
+        `/api/v1/namespaces/${ns}/configmaps`,
+        {
+          body: JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'written-by-dev' },
+            data: { a: 'b' },
+          }),
+        }
+      );
+      const cm = await http.request<{ metadata: DaemonSet['metadata'] }>(
+        'get configmap',
+        'GET',
+        `/api/v1/namespaces/${ns}/configmaps/written-by-dev`
+      );
+      // Assess
+      expect(cm.metadata?.managedFields?.map((f) => f.manager)).toEqual([
+        'serverless-daemonset-reconciler.serverless-daemonset-reconciler-dev-eu-west-1',
+      ]);
+    } finally {
+      dev.close();
+    }
   });
 
   it('reads a DaemonSet and answers undefined for a missing one', async () => {

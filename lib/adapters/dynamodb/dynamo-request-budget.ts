@@ -6,6 +6,7 @@
  * cost no DynamoDB call; a container that ends leaves at most a chunk unused.
  */
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { RequestBudgetExhaustedError } from '../../errors.js';
 import {
   refill,
   type TokenBucket,
@@ -26,6 +27,12 @@ import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
 
 /** Tokens a container claims at once. */
 const CHUNK = 5;
+/**
+ * The longest one request waits for a token: a busy cluster's sync then
+ * fails and backs off instead of holding a reconciler asleep (well inside
+ * the reconcile function's sync deadline).
+ */
+export const MAX_BUDGET_WAIT_MS = 20_000;
 /** An idle bucket is full again long before this; then it may expire. */
 const BUCKET_TTL_MS = 60 * 60_000;
 
@@ -46,6 +53,7 @@ export class DynamoRequestBudget extends DynamoStore implements RequestBudget {
   }
 
   async acquire(cluster: string, budget: ApiBudget): Promise<void> {
+    const giveUpAtMs = this.clock.now() + MAX_BUDGET_WAIT_MS;
     for (;;) {
       const left = this.#local.get(cluster) ?? 0;
       if (left >= 1) {
@@ -55,7 +63,7 @@ export class DynamoRequestBudget extends DynamoStore implements RequestBudget {
       // One claim per cluster at a time; the others wait for its tokens.
       let claim = this.#claims.get(cluster);
       if (claim === undefined) {
-        claim = this.#claim(cluster, budget).finally(() =>
+        claim = this.#claim(cluster, budget, giveUpAtMs).finally(() =>
           this.#claims.delete(cluster)
         );
         this.#claims.set(cluster, claim);
@@ -64,7 +72,11 @@ export class DynamoRequestBudget extends DynamoStore implements RequestBudget {
     }
   }
 
-  async #claim(cluster: string, budget: ApiBudget): Promise<void> {
+  async #claim(
+    cluster: string,
+    budget: ApiBudget,
+    giveUpAtMs: number
+  ): Promise<void> {
     const key = { [PARTITION_KEY]: str(`budget#${cluster}`) };
     for (;;) {
       const { Item: item } = await callDynamo(`read budget ${cluster}`, () =>
@@ -85,6 +97,9 @@ export class DynamoRequestBudget extends DynamoStore implements RequestBudget {
       const bucket = refill(old, now, budget);
       const { taken, waitMs } = takeTokens(bucket, CHUNK, budget);
       if (taken === 0) {
+        if (now + waitMs > giveUpAtMs) {
+          throw new RequestBudgetExhaustedError(cluster, waitMs);
+        }
         await this.#sleep(waitMs);
         continue;
       }

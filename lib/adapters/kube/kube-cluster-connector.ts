@@ -42,6 +42,8 @@ export interface ClusterConnectorOptions {
    * deployed functions leave it off and refuse such records.
    */
   allowKubeconfigFiles?: boolean;
+  /** The field manager of every write (default: the product's bare name). */
+  fieldManager?: string;
 }
 
 /** Connects to clusters; keeps token caches across connections. */
@@ -59,6 +61,7 @@ export class ClusterConnector {
     const limits = record.apiBudget ?? DEFAULT_API_BUDGET;
     const http = new KubeHttp({
       kubeConfig,
+      ...(this.#o.fieldManager ? { userAgent: this.#o.fieldManager } : {}),
       ...(budget
         ? { beforeRequest: () => budget.acquire(record.id, limits) }
         : {}),

@@ -41,17 +41,21 @@ export class KubeHttp {
   readonly #server: URL;
   readonly #timeoutMs: number;
   readonly #beforeRequest: (() => Promise<void>) | undefined;
+  readonly #userAgent: string;
   #agent: https.Agent | undefined;
 
   constructor({
     kubeConfig,
     timeoutMs = 30_000,
     beforeRequest,
+    userAgent = USER_AGENT,
   }: {
     kubeConfig: KubeConfig;
     timeoutMs?: number;
     /** Awaited before every request and watch (the cluster's API budget). */
     beforeRequest?: () => Promise<void>;
+    /** The field manager of every write (lib/policy/identity.ts). */
+    userAgent?: string;
   }) {
     const cluster = kubeConfig.getCurrentCluster();
     if (cluster === null) {
@@ -71,6 +75,7 @@ export class KubeHttp {
     }
     this.#timeoutMs = timeoutMs;
     this.#beforeRequest = beforeRequest;
+    this.#userAgent = userAgent;
   }
 
   /** Closes idle connections. */
@@ -123,7 +128,7 @@ export class KubeHttp {
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
       Accept: 'application/json',
-      'User-Agent': USER_AGENT,
+      'User-Agent': this.#userAgent,
     };
     if (options.body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
@@ -199,6 +204,7 @@ export class KubeHttp {
         headers: {
           ...(base.headers as Record<string, string>),
           Accept: 'application/json',
+          'User-Agent': this.#userAgent,
         },
         signal,
       });

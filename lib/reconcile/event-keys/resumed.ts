@@ -4,9 +4,9 @@
  * update (upstream's handlers get `old` from the informer cache). It keeps
  * upstream's handlers and supplies the least it can know about `old`:
  * - pods and revisions: an unknown old object, assumed to have had other
- *   labels and no Ready condition, and the controller the bridge last saw
- *   on the pod (else the same one) — every update wakes at least what
- *   upstream would wake, never less, once the bridge has seen the pod;
+ *   labels; of a pod the bridge saw before in this run, the controller and
+ *   readiness it had then (else the same controller, not Ready) — every
+ *   update wakes at least what upstream would wake, never less;
  * - nodes: the node index the bridge keeps (labels and taints per node, the
  *   only node fields placement reads), so a node update wakes exactly the
  *   DaemonSets whose placement on that node changes, decided by
@@ -18,6 +18,8 @@
  */
 
 import { nodeShouldUpdateBySelector } from '../advanced/rollout-controls.js';
+import { getControllerOf } from '../k8s/controller-ref.js';
+import { isPodReady } from '../k8s/pod-util.js';
 import type {
   ControllerRevision,
   Node,
@@ -66,19 +68,37 @@ const unknownOld = <T extends Pod | ControllerRevision>(cur: T): T => ({
   ...('status' in cur ? { status: {} } : {}),
 });
 
+/** What the bridge remembers of a pod from its last event in this run. */
+export interface PodMemo {
+  /** Its controller reference (null: none). */
+  owner: OwnerReference | null;
+  /** Whether it was Ready. */
+  ready: boolean;
+}
+
+/** Returns the memo of a pod as it is now. */
+export const podMemoOf = (pod: Pod): PodMemo => ({
+  owner: getControllerOf(pod) ?? null,
+  ready: isPodReady(pod),
+});
+
 /**
- * Returns what a pod update means when the old pod is unknown; `lastOwner`
- * is the pod's controller reference as last seen (null: it had none), so a
- * controller change still wakes the old owner (upstream `updatePod`).
+ * Returns what a pod update means when the old pod is unknown; `last` is
+ * what the bridge saw of it before (if it did), so a controller change
+ * still wakes the old owner (upstream `updatePod`), and an update of a pod
+ * that was already Ready arms no minReadySeconds timer.
  */
 export const updatePodResumed = (
   view: ClusterView,
   cur: Pod,
-  lastOwner?: OwnerReference | null
+  last?: PodMemo
 ): EventKeys => {
   const old = unknownOld(cur);
-  if (lastOwner !== undefined && old.metadata) {
-    old.metadata.ownerReferences = lastOwner === null ? [] : [lastOwner];
+  if (last !== undefined && old.metadata) {
+    old.metadata.ownerReferences = last.owner === null ? [] : [last.owner];
+    if (last.ready) {
+      old.status = { conditions: [{ type: 'Ready', status: 'True' }] };
+    }
   }
   return updatePod(view, old, cur);
 };

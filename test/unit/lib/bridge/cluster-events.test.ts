@@ -9,6 +9,7 @@ import { ClusterEvents } from '#lib/bridge/cluster-events.js';
 import type { ClusterWatch, WorkQueue } from '#lib/ports/index.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import {
+  markPodReady,
   newDaemonSet,
   newPod,
   simpleDaemonSetLabel,
@@ -20,8 +21,10 @@ class RecordingQueue implements WorkQueue {
   async add(key: string) {
     this.added.push(key);
   }
+  delayed: string[] = [];
   async addAfter(key: string) {
     this.added.push(key);
+    this.delayed.push(key);
   }
   async addAnew(key: string) {
     this.added.push(key);
@@ -81,5 +84,25 @@ describe('ClusterEvents pod updates', () => {
     await events.onEvent('pods', 'MODIFIED', bump(pod, '7'));
     // Assess
     expect([...new Set(queue.added)]).toEqual(['c1/default/a']);
+  });
+
+  it('arms no minReadySeconds timer for ten status updates of a pod already Ready (F19)', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const ds = newDaemonSet('a');
+    if (ds.spec) ds.spec.minReadySeconds = 10;
+    await events.onEvent('daemonSets', 'ADDED', ds);
+    const pod = markPodReady(
+      bump(newPod('p-', 'n1', simpleDaemonSetLabel, ds), '5'),
+      0
+    );
+    await events.onEvent('pods', 'ADDED', pod);
+    // Act
+    for (let i = 6; i < 16; i++) {
+      await events.onEvent('pods', 'MODIFIED', bump(pod, String(i)));
+    }
+    // Assess
+    expect(queue.delayed).toEqual([]);
+    expect(new Set(queue.added)).toEqual(new Set(['c1/default/a']));
   });
 });

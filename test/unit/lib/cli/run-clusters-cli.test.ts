@@ -32,6 +32,8 @@ current-context: c
 describe('runClustersCli', () => {
   let dir: string;
   let kubeconfig: string;
+  /** A kubeconfig of another API server (https://10.0.0.2:6443). */
+  let otherServer: string;
   let registry: MemoryClusterRegistry;
   let ownership: MemoryOwnershipStore;
   let health: MemoryClusterHealthStore;
@@ -46,6 +48,11 @@ describe('runClustersCli', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-cli-'));
     kubeconfig = path.join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, KUBECONFIG);
+    otherServer = path.join(dir, 'kubeconfig-other');
+    writeFileSync(
+      otherServer,
+      KUBECONFIG.replace('https://10.0.0.1:6443', 'https://10.0.0.2:6443')
+    );
   });
 
   afterAll(() => {
@@ -160,7 +167,14 @@ describe('runClustersCli', () => {
           '--ownership',
           'apps.dsr.dev/v1beta1'
         );
-        const skipped = await addLocal('forced', '--skip-check');
+        const skipped = await run(
+          'add',
+          '--id',
+          'forced',
+          '--kubeconfig',
+          otherServer,
+          '--skip-check'
+        );
         // Assess
         expect([own.exitCode, skipped.exitCode]).toEqual([0, 0]);
         expect(own.stdout).not.toContain('warning');
@@ -230,7 +244,7 @@ describe('runClustersCli', () => {
 
     it('lists clusters as JSON', async () => {
       // Prepare
-      await addLocal('b');
+      await run('add', '--id', 'b', '--kubeconfig', otherServer);
       await addLocal('a', '--context', 'c');
       // Act
       const listed = await run('list', '--json');
@@ -246,13 +260,30 @@ describe('runClustersCli', () => {
           },
           {
             id: 'b',
-            server: 'https://10.0.0.1:6443',
-            auth: { type: 'kubeconfig', path: kubeconfig },
+            server: 'https://10.0.0.2:6443',
+            auth: { type: 'kubeconfig', path: otherServer },
             mode: 'watch',
           },
         ],
         invalid: [],
       });
+    });
+
+    it('refuses a second registration of one API server under another id (F9)', async () => {
+      // Prepare
+      await addLocal('prod');
+      // Act
+      const twin = await addLocal('prod-again');
+      // Assess
+      expect(twin).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr:
+          'error: https://10.0.0.1:6443 is already registered as cluster prod; one API server takes one registration\n',
+      });
+      expect((await registry.list()).records.map((r) => r.id)).toEqual([
+        'prod',
+      ]);
     });
 
     it('lists the valid clusters and names the invalid items it skips, exiting 1 (F1)', async () => {

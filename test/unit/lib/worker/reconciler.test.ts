@@ -312,6 +312,44 @@ describe('Reconciler', () => {
     expect((await health.get(CLUSTER))?.failures).toBe(1);
   });
 
+  it('stops a sync that passes its deadline before its next call, and requeues the key (F2)', async () => {
+    // Prepare: listing nodes takes the batch past its deadline.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const deadlineMs = h.clock.now() + 50_000;
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async () => {
+      h.clock.step(55_000);
+      return listNodes();
+    };
+    // Act
+    const handle = reconciler.forBatch([record(keyOf(ds))], deadlineMs);
+    const settled = await Promise.allSettled([handle(record(keyOf(ds)))]);
+    // Assess: acknowledged, nothing created, retried with the key's backoff.
+    expect(settled[0]?.status).toBe('fulfilled');
+    expect(h.cluster.created).toEqual([]);
+    expect(queue.numRequeues(keyOf(ds))).toBe(1);
+    expect(await health.get(CLUSTER)).toBeUndefined();
+    expect(
+      h.logger.lines.some((l) =>
+        JSON.stringify(l.fields).includes('sync deadline passed before')
+      )
+    ).toBe(true);
+  });
+
+  it('runs a sync without a deadline to the end', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async () => {
+      h.clock.step(55_000);
+      return listNodes();
+    };
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
   it('closes the breaker after the next successful sync', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));

@@ -10,6 +10,7 @@ import { updatePod } from '#lib/reconcile/event-keys/index.js';
 import {
   nodeFactsOf,
   nodeOfFacts,
+  podMemoOf,
   updateHistoryResumed,
   updateNodeResumed,
   updatePodResumed,
@@ -183,7 +184,10 @@ describe('updatePodResumed', () => {
     cur.metadata = { ...cur.metadata, resourceVersion: '8' };
     const [lastOwner] = seen.metadata?.ownerReferences ?? [];
     // Act
-    const moved = updatePodResumed(viewOf(a, b), cur, lastOwner);
+    const moved = updatePodResumed(viewOf(a, b), cur, {
+      owner: lastOwner ?? null,
+      ready: false,
+    });
     const unknown = updatePodResumed(viewOf(a, b), cur);
     // Assess
     expect(moved.keys.sort()).toEqual(['c1/default/a', 'c1/default/b']);
@@ -198,9 +202,27 @@ describe('updatePodResumed', () => {
     orphan.metadata = { ...orphan.metadata, resourceVersion: '8' };
     const [lastOwner] = seen.metadata?.ownerReferences ?? [];
     // Act
-    const out = updatePodResumed(viewOf(a), orphan, lastOwner);
+    const out = updatePodResumed(viewOf(a), orphan, {
+      owner: lastOwner ?? null,
+      ready: false,
+    });
     // Assess
     expect(out.keys).toEqual(['c1/default/a']);
+  });
+
+  it('arms no minReadySeconds timer for an update of a pod the bridge saw Ready (F19)', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    if (ds.spec) ds.spec.minReadySeconds = 30;
+    const ready = markPodReady(newPod('p-', 'n1', simpleDaemonSetLabel, ds), 0);
+    ready.metadata = { ...ready.metadata, resourceVersion: '9' };
+    // Act
+    const seenReady = updatePodResumed(viewOf(ds), ready, podMemoOf(ready));
+    const unseen = updatePodResumed(viewOf(ds), ready);
+    // Assess
+    expect(seenReady.keys).toEqual(['c1/default/ds']);
+    expect(seenReady.delayedKeys).toEqual([]);
+    expect(unseen.delayedKeys).toHaveLength(1);
   });
 
   it('knows an orphan stayed an orphan (null: no controller last time)', () => {
@@ -209,7 +231,10 @@ describe('updatePodResumed', () => {
     const owned = newPod('p-', 'n1', simpleDaemonSetLabel, ds);
     owned.metadata = { ...owned.metadata, resourceVersion: '9' };
     // Act: adopted since (upstream: old ref nil, new ref set ⇒ new owner).
-    const out = updatePodResumed(viewOf(ds), owned, null);
+    const out = updatePodResumed(viewOf(ds), owned, {
+      owner: null,
+      ready: false,
+    });
     // Assess
     expect(out.keys).toEqual(['c1/default/ds']);
   });

@@ -1,0 +1,43 @@
+/** How one sync is reported: a metric and a log line. */
+import type { Clock, Logger, MetricsSink } from '../ports/index.js';
+import type { ProcessOutcome } from './process-key.js';
+
+/** What ran: the key's cluster, its records, when, and how it ended. */
+export interface SyncRun {
+  cluster: string;
+  /** When each coalesced message was sent (for the queue lag). */
+  records: readonly { sentAtMs: number }[];
+  started: number;
+  result: ProcessOutcome;
+}
+
+/** Reports the sync as a metric and a log line. */
+export const reportSync = (
+  o: { clock: Clock; metrics: MetricsSink },
+  run: SyncRun,
+  done: { creates: number; deletes: number; logger: Logger }
+): void => {
+  const { cluster, records, started, result } = run;
+  const durationMs = o.clock.now() - started;
+  const { creates, deletes, logger } = done;
+  o.metrics.recordSync({
+    cluster,
+    outcome: result.outcome,
+    durationMs,
+    creates,
+    deletes,
+    queueLagMs: Math.max(
+      0,
+      started - Math.min(...records.map((r) => r.sentAtMs))
+    ),
+  });
+  logger.info('synced', {
+    outcome: result.outcome,
+    durationMs,
+    creates,
+    deletes,
+    ...(result.outcome === 'synced' && result.requeueAfterMs !== undefined
+      ? { requeueAfterMs: result.requeueAfterMs }
+      : {}),
+  });
+};

@@ -1,0 +1,80 @@
+/**
+ * FightGuard with a deployment's field manager: another deployment of this
+ * product writing the same DaemonSets is a rival controller (F9) — two
+ * stacks would sync one key at once and churn pods.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
+import { fieldManagerFor } from '#lib/policy/identity.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { LocalMetrics } from '#lib/wiring/local-runtime.js';
+import { FightGuard } from '#lib/worker/fight-guard.js';
+import { newDaemonSet } from '../../../helpers/builders.js';
+import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
+import { FakeEventRecorder } from '../../../helpers/fakes/fake-event-recorder.js';
+import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
+
+const PROD = fieldManagerFor('dsr-prod-eu-west-1');
+const DEV = fieldManagerFor('dsr-dev-eu-west-1');
+
+/** A DaemonSet whose status counters `writers` wrote, in that order. */
+const statusWrittenBy = (...writers: [string, string][]): DaemonSet => {
+  const ds = newDaemonSet('agent');
+  ds.metadata = {
+    ...ds.metadata,
+    managedFields: writers.map(([manager, time]) => ({
+      manager,
+      operation: 'Update',
+      subresource: 'status',
+      time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:status': { 'f:numberReady': {} } },
+    })) as never,
+  };
+  return ds;
+};
+
+describe('FightGuard', () => {
+  it('fences the cluster when another deployment of the product keeps writing status', async () => {
+    // Prepare
+    const clock = new FakeClock();
+    const store = new MemoryOwnershipStore({ clock });
+    const guard = new FightGuard({
+      store,
+      metrics: new LocalMetrics(),
+      manager: PROD,
+    });
+    const events = new FakeEventRecorder();
+    const logger = new FakeLogger();
+    // Act: two syncs each see a newer status write by the dev stack.
+    for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
+      const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
+      await guard.inspect('c1', { daemonSet: ds, pods: [] }, events, logger);
+    }
+    // Assess
+    expect((await store.getFence('c1'))?.reason).toContain(
+      `status counters written by ${DEV}`
+    );
+  });
+
+  it('counts its own deployment’s writes as its own', async () => {
+    // Prepare
+    const clock = new FakeClock();
+    const store = new MemoryOwnershipStore({ clock });
+    const guard = new FightGuard({
+      store,
+      metrics: new LocalMetrics(),
+      manager: PROD,
+    });
+    // Act
+    const ds = statusWrittenBy([PROD, '2026-01-01T00:00:09Z']);
+    await guard.inspect(
+      'c1',
+      { daemonSet: ds, pods: [] },
+      new FakeEventRecorder(),
+      new FakeLogger()
+    );
+    // Assess
+    expect(await store.getFence('c1')).toBeUndefined();
+  });
+});

@@ -1,0 +1,32 @@
+/** The sync deadline: ports refuse new calls past it; how it is taken. */
+import { describe, expect, it } from 'vitest';
+import { syncDeadlineMs } from '#lib/handlers/reconcile-handler.js';
+import { SyncDeadlineError, withDeadline } from '#lib/worker/sync-deadline.js';
+import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
+
+describe('withDeadline', () => {
+  it('lets calls start until the deadline, then refuses them; other properties pass through', async () => {
+    // Prepare
+    const clock = new FakeClock(1_000);
+    const port = { limit: 3, get: async (n: number) => n * 2 };
+    const guarded = withDeadline(port, 'reader', 2_000, clock);
+    // Act
+    const before = await guarded.get(2);
+    clock.step(1_000);
+    const after = await guarded.get(2).catch((e: unknown) => e);
+    // Assess
+    expect(before).toBe(4);
+    expect(guarded.limit).toBe(3);
+    expect(after).toBeInstanceOf(SyncDeadlineError);
+    expect((after as Error).message).toBe(
+      'sync deadline passed before reader.get; the key is requeued'
+    );
+  });
+});
+
+describe('syncDeadlineMs', () => {
+  it('keeps 15 s back from a long invocation, a quarter of a short one', () => {
+    expect(syncDeadlineMs(0, 60_000)).toBe(45_000);
+    expect(syncDeadlineMs(0, 5_000)).toBe(3_750);
+  });
+});
