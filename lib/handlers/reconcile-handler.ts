@@ -48,9 +48,7 @@ export const createReconcileHandler = (o: {
       );
       const handle = o.reconciler.forBatch(
         event.Records.map(toQueuedKey),
-        Date.now() +
-          context.getRemainingTimeInMillis() -
-          SYNC_DEADLINE_MARGIN_MS
+        syncDeadlineMs(Date.now(), context.getRemainingTimeInMillis())
       );
       return (record) => handle(toQueuedKey(record));
     },
