@@ -209,7 +209,7 @@ describe.each([
     ]);
   });
 
-  it('TestDaemonSetUpdatesWhenNewPodIsNotReady: stalls once maxUnavailable new pods are unready', async () => {
+  it('TestDaemonSetUpdatesWhenNewPodIsNotReady (Kruise: TestDaemonSetUpdatesWhenNewPosIsNotReady): stalls once maxUnavailable new pods are unready', async () => {
     // Prepare
     const { h, ds } = await launch(5, kind);
     markPodsReady(h);
