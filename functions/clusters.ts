@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
+import { EksClusterDirectory } from '../lib/adapters/aws/eks-cluster-directory.js';
 import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
 import { DynamoBridgeLeaseStore } from '../lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
@@ -37,9 +38,11 @@ const depsFor = ({
   endpoint,
 }: TableTarget): ClustersCliDeps => {
   const common = region ? { region } : {};
+  const sts = new STSClient(common);
   const connector = new ClusterConnector({
     allowKubeconfigFiles: true,
-    sts: new STSClient(common),
+    sts,
+    eksTargets: new EksClusterDirectory({ sts, clock: systemClock }),
     secrets: new SecretCredentials({
       client: new SecretsManagerClient(common),
     }),

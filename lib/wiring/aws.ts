@@ -6,6 +6,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
+import { EksClusterDirectory } from '../adapters/aws/eks-cluster-directory.js';
 import { SecretCredentials } from '../adapters/aws/secret-credentials.js';
 import { DynamoBridgeLeaseStore } from '../adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '../adapters/dynamodb/dynamo-cluster-health-store.js';
@@ -59,10 +60,12 @@ export const createAwsWiring = (
     client: new SecretsManagerClient(commonClientOptions(overrides)),
   });
   const fieldManager = fieldManagerFor(config.deploymentId);
+  const sts = new STSClient(commonClientOptions(overrides));
   const connector = new ClusterConnector({
     allowKubeconfigFiles: overrides.allowKubeconfigFiles ?? false,
     fieldManager,
-    sts: new STSClient(commonClientOptions(overrides)),
+    sts,
+    eksTargets: new EksClusterDirectory({ sts, clock }),
     secrets,
     budget: new DynamoRequestBudget(table),
     clock,

@@ -17,6 +17,7 @@ import type {
   RequestBudget,
 } from '../../ports/index.js';
 import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
+import type { EksClusterTarget } from '../aws/eks-cluster-directory.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
 import { ClusterCredentialError } from './cluster-credential.js';
@@ -44,7 +45,17 @@ export interface ClusterConnectorOptions {
   allowKubeconfigFiles?: boolean;
   /** The field manager of every write (default: the product's bare name). */
   fieldManager?: string;
+  /** Where EKS clusters are, asked of EKS (never taken from the record). */
+  eksTargets?: {
+    describe(
+      auth: Extract<ClusterRecord['auth'], { type: 'eks' }>,
+      clusterId: string
+    ): Promise<EksClusterTarget>;
+  };
 }
+
+/** Returns a URL without its trailing slash, for comparison. */
+const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
 /** Connects to clusters; keeps token caches across connections. */
 export class ClusterConnector {
@@ -85,9 +96,21 @@ export class ClusterConnector {
       return this.#http(record, kubeConfigFromFile(auth));
     }
     if (auth.type === 'eks') {
-      const { sts, clock } = this.#o;
-      if (sts === undefined)
-        throw new ReconcilerError('EKS clusters need an STS client');
+      const { sts, clock, eksTargets } = this.#o;
+      if (sts === undefined || eksTargets === undefined) {
+        throw new ReconcilerError('EKS clusters need STS and EKS clients');
+      }
+      // The token goes only where EKS says the cluster is: a record whose
+      // endpoint or CA was changed in the table is refused, not followed.
+      const target = await eksTargets.describe(auth, record.id);
+      if (
+        trimUrl(target.endpoint) !== trimUrl(record.endpoint) ||
+        target.caData.trim() !== record.caData.trim()
+      ) {
+        throw new ClusterCredentialError(
+          `cluster ${record.id}: the registered endpoint or CA differs from what EKS reports for ${auth.clusterName} (${target.endpoint}); nothing was sent. Re-register it if the cluster was rebuilt`
+        );
+      }
       let tokens = this.#tokens.get(record.id);
       if (tokens === undefined) {
         tokens = eksTokenCacheFor(auth, { client: sts, clock });

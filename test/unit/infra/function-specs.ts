@@ -11,6 +11,10 @@ export const SECRETS =
 export const CLUSTER_ROLES =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
   'arn:${AWS::Partition}:iam::${AWS::AccountId}:role/dsr-cluster-*';
+/** The account's EKS clusters, whose endpoints and CAs are read from EKS. */
+export const EKS_CLUSTERS =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+  'arn:${AWS::Partition}:eks:*:${AWS::AccountId}:cluster/*';
 
 const logs = (group: string) => [
   `logs:CreateLogStream ${group}`,
@@ -35,6 +39,7 @@ export const FUNCTION_SPECS = [
       'sqs:SendMessage WorkQueue',
       `secretsmanager:GetSecretValue ${SECRETS}`,
       `sts:AssumeRole ${CLUSTER_ROLES}`,
+      `eks:DescribeCluster ${EKS_CLUSTERS}`,
     ],
   },
   {
@@ -52,6 +57,7 @@ export const FUNCTION_SPECS = [
       'sqs:SendMessage DelayQueue',
       `secretsmanager:GetSecretValue ${SECRETS}`,
       `sts:AssumeRole ${CLUSTER_ROLES}`,
+      `eks:DescribeCluster ${EKS_CLUSTERS}`,
     ],
   },
   {

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#lib/config.js';
-import { CLUSTER_ROLES, FUNCTION_SPECS, SECRETS } from './function-specs.js';
+import {
+  CLUSTER_ROLES,
+  EKS_CLUSTERS,
+  FUNCTION_SPECS,
+  SECRETS,
+} from './function-specs.js';
 import {
   type CfnLintFinding,
   type CheckovReport,
@@ -268,9 +273,10 @@ describe('serverless.yml', () => {
     for (const r of resources) {
       const text = JSON.stringify(r);
       // Wildcards only as the tail of the two name prefixes this project
-      // owns: cluster-credential secrets and per-cluster roles.
+      // owns (cluster-credential secrets and per-cluster roles), and the
+      // account's EKS clusters, which may be read to learn their endpoints.
       if (text.includes('*'))
-        expect([SECRETS, CLUSTER_ROLES]).toContain(subString(r));
+        expect([SECRETS, CLUSTER_ROLES, EKS_CLUSTERS]).toContain(subString(r));
     }
     // A statement without Resource must be a trust policy (it has Principal).
     for (const s of allows) {

@@ -1,0 +1,96 @@
+/**
+ * An EKS record's endpoint and CA must be what EKS reports (F14): a record
+ * re-pointed in the table at another server is refused before any token
+ * is minted or sent.
+ */
+import type { STSClient } from '@aws-sdk/client-sts';
+import { describe, expect, it } from 'vitest';
+import { ClusterCredentialError } from '#lib/adapters/kube/cluster-credential.js';
+import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
+import type { ClusterRecord } from '#lib/ports/index.js';
+import { FakeClock } from '../../../../helpers/fakes/fake-clock.js';
+import { FakeLogger } from '../../../../helpers/fakes/fake-logger.js';
+import { selfSignedPem } from '../../../../helpers/self-signed-pem.js';
+
+const realCa = Buffer.from(selfSignedPem('eks')).toString('base64');
+const attackerCa = Buffer.from(selfSignedPem('attacker')).toString('base64');
+const REAL = 'https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com';
+
+const record = (endpoint: string, caData: string): ClusterRecord => ({
+  id: 'prod',
+  endpoint,
+  caData,
+  auth: { type: 'eks', clusterName: 'prod', region: 'eu-west-1' },
+  ownership: 'apps/v1',
+  bridgeMode: 'watch',
+});
+
+const connectorAsking = () => {
+  const asked: string[] = [];
+  const stsCalls: unknown[] = [];
+  const connector = new ClusterConnector({
+    sts: {
+      send: async (c: unknown) => stsCalls.push(c),
+    } as unknown as STSClient,
+    eksTargets: {
+      describe: async (auth) => {
+        asked.push(auth.clusterName);
+        return { endpoint: `${REAL}/`, caData: realCa };
+      },
+    },
+    clock: new FakeClock(),
+    logger: new FakeLogger(),
+  });
+  return { connector, asked, stsCalls };
+};
+
+describe('ClusterConnector with EKS records', () => {
+  it('refuses a record whose endpoint EKS does not report, before any token', async () => {
+    // Prepare
+    const { connector, asked, stsCalls } = connectorAsking();
+    // Act
+    const error = await connector
+      .connect(record('https://attacker.example.com', realCa))
+      .catch((e: unknown) => e);
+    // Assess
+    expect(asked).toEqual(['prod']);
+    expect(error).toBeInstanceOf(ClusterCredentialError);
+    expect((error as Error).message).toContain(
+      'the registered endpoint or CA differs from what EKS reports for prod'
+    );
+    expect(stsCalls).toEqual([]);
+  });
+
+  it('refuses a record whose CA EKS does not report', async () => {
+    // Prepare
+    const { connector } = connectorAsking();
+    // Act
+    const error = await connector
+      .connect(record(REAL, attackerCa))
+      .catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(ClusterCredentialError);
+  });
+
+  it('connects to the cluster EKS reports', async () => {
+    // Prepare
+    const { connector } = connectorAsking();
+    // Act
+    const connection = await connector.connect(record(REAL, realCa));
+    // Assess
+    expect(connection.watch).toBeDefined();
+    connection.close();
+  });
+
+  it('refuses EKS records when no EKS client was given', async () => {
+    // Prepare
+    const connector = new ClusterConnector({
+      clock: new FakeClock(),
+      logger: new FakeLogger(),
+    });
+    // Act / Assess
+    await expect(connector.connect(record(REAL, realCa))).rejects.toThrow(
+      'EKS clusters need STS and EKS clients'
+    );
+  });
+});
