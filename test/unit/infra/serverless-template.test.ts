@@ -28,6 +28,7 @@ import {
   deployedValue,
   eventSourceMappings,
   idsOfType,
+  type PolicyStatement,
   packageTemplate,
   prop,
   referencedId,
@@ -293,6 +294,36 @@ describe('serverless.yml', () => {
     expect(role).toBe(`${f.id}Role`);
     expect(grants).toEqual([...f.grants].sort());
   });
+
+  it.each(FUNCTION_SPECS)(
+    'denies $key any write to the registry (cluster# items, F14)',
+    (f) => {
+      // Act
+      const policies = asList(prop(t, `${f.id}Role`, 'Policies')) as {
+        PolicyDocument: {
+          Statement: (PolicyStatement & { Condition?: unknown })[];
+        };
+      }[];
+      const denies = policies
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .filter((st) => st.Effect === 'Deny');
+      // Assess
+      expect(denies).toEqual([
+        expect.objectContaining({
+          Sid: 'NoRegistryWrites',
+          Action: [
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:BatchWriteItem',
+          ],
+          Condition: {
+            'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['cluster#*'] },
+          },
+        }),
+      ]);
+    }
+  );
 
   it('alarms on one message in either dead-letter queue', () => {
     // Act
