@@ -27,6 +27,11 @@ export interface Config {
    * on the clusters, so another deployment's writes count as a rival's.
    */
   deploymentId?: string;
+  /**
+   * Metrics per cluster (a CloudWatch dimension, ~$1.80 per cluster-month)
+   * instead of fleet-wide with the cluster as a log property.
+   */
+  perClusterMetrics: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -56,6 +61,13 @@ export const loadConfig = (env: Env = process.env): Config => {
     }
     return v;
   };
+  const flag = (name: string): boolean => {
+    const raw = env[name]?.trim().toLowerCase() ?? '';
+    if (!['', 'true', 'false'].includes(raw)) {
+      problems.push(`${name} must be true or false`);
+    }
+    return raw === 'true';
+  };
   const level = (env.LOG_LEVEL?.trim() || 'INFO').toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -68,6 +80,7 @@ export const loadConfig = (env: Env = process.env): Config => {
     bridgeWatchSeconds: seconds('BRIDGE_WATCH_SECONDS', 840, 900),
     bridgeEconomySeconds: seconds('BRIDGE_ECONOMY_SECONDS', 20, 900),
     bridgeResyncSeconds: seconds('BRIDGE_RESYNC_SECONDS', 3_600, 86_400),
+    perClusterMetrics: flag('PER_CLUSTER_METRICS'),
     ...(env.DEPLOYMENT_ID?.trim()
       ? { deploymentId: env.DEPLOYMENT_ID.trim() }
       : {}),

@@ -31,6 +31,7 @@ export const createObservability = (config: Config, serviceName: string) => {
   const sink = new PowertoolsMetricsSink({
     namespace: METRICS_NAMESPACE,
     serviceName,
+    perCluster: config.perClusterMetrics,
   });
   return { logger, log: loggerPort(logger), metrics, sink };
 };

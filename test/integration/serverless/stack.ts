@@ -99,6 +99,7 @@ export class ServerlessStack {
       bridgeWatchSeconds: this.#o.bridgeWatchSeconds ?? 20,
       bridgeEconomySeconds: 10,
       bridgeResyncSeconds: this.#o.bridgeResyncSeconds ?? 3_600,
+      perClusterMetrics: false,
     };
     this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
       endpoints: this.#o.productEndpoints ?? endpoints,

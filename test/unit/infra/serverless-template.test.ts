@@ -104,12 +104,16 @@ describe('serverless.yml', () => {
     ]);
     expect(count('AWS::IAM::Policy')).toEqual(['DataKeyPolicy']);
     expect(count('AWS::CloudWatch::Alarm')).toEqual([
+      'ClusterUnhealthyAlarm',
+      'ControllerConflictAlarm',
       'DelayDeadLetterQueueAlarm',
       'ReconcileErrorRateAlarm',
       'RequeueErrorRateAlarm',
       'WatchBridgeErrorRateAlarm',
       'WorkDeadLetterQueueAlarm',
+      'WorkQueueAgeAlarm',
     ]);
+    expect(count('AWS::SNS::Subscription')).toEqual(['AlarmEmailSubscription']);
   });
 
   it.each(FUNCTION_SPECS)('writes a non-empty artifact for $key', async (f) => {
@@ -414,6 +418,32 @@ describe('serverless.yml', () => {
     });
   });
 
+  it('alarms on a fenced or unhealthy cluster (fleet-wide metrics of reconcile) and on work waiting 5 minutes', () => {
+    // Act
+    const alarm = (id: string) => resource(t, id).Properties ?? {};
+    // Assess
+    for (const [id, metric] of [
+      ['ControllerConflictAlarm', 'ControllerConflicts'],
+      ['ClusterUnhealthyAlarm', 'ClusterUnhealthy'],
+    ] as const) {
+      expect(alarm(id)).toMatchObject({
+        Namespace: 'ServerlessDaemonSet',
+        MetricName: metric,
+        Dimensions: [{ Name: 'service', Value: 'reconcile' }],
+        Threshold: 1,
+        AlarmActions: [{ Ref: 'AlarmTopic' }],
+      });
+    }
+    expect(alarm('WorkQueueAgeAlarm')).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Threshold: 300,
+    });
+    expect(resource(t, 'AlarmEmailSubscription')).toMatchObject({
+      Condition: 'HasAlarmEmail',
+      Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } },
+    });
+  });
+
   it('takes the KMS key and the VPC as optional parameters, off by default', () => {
     // Act
     const defaults = Object.entries(t.Parameters ?? {}).map(([k, p]) => [
@@ -426,9 +456,13 @@ describe('serverless.yml', () => {
       ['KmsKeyArn', 'String', ''],
       ['VpcSubnetIds', 'CommaDelimitedList', ''],
       ['VpcSecurityGroupIds', 'CommaDelimitedList', ''],
+      ['AlarmEmail', 'String', ''],
     ]);
     expect(t.Conditions).toEqual({
       HasKmsKey: { 'Fn::Not': [{ 'Fn::Equals': [KMS_KEY, ''] }] },
+      HasAlarmEmail: {
+        'Fn::Not': [{ 'Fn::Equals': [{ Ref: 'AlarmEmail' }, ''] }],
+      },
       HasVpc: {
         'Fn::Not': [
           {
@@ -441,7 +475,11 @@ describe('serverless.yml', () => {
 
   describe('without the options', () => {
     const deployed = () =>
-      resolveConditions(t, { HasKmsKey: false, HasVpc: false });
+      resolveConditions(t, {
+        HasKmsKey: false,
+        HasVpc: false,
+        HasAlarmEmail: false,
+      });
 
     it('encrypts with AWS-owned and service-managed keys only', () => {
       // Act
@@ -477,7 +515,11 @@ describe('serverless.yml', () => {
 
   describe('with a customer-managed KMS key', () => {
     const deployed = () =>
-      resolveConditions(t, { HasKmsKey: true, HasVpc: false });
+      resolveConditions(t, {
+        HasKmsKey: true,
+        HasVpc: false,
+        HasAlarmEmail: false,
+      });
 
     it('encrypts the table, queues, topic, logs and environments with it', () => {
       // Act
@@ -518,7 +560,11 @@ describe('serverless.yml', () => {
 
   describe('with a VPC', () => {
     const deployed = () =>
-      resolveConditions(t, { HasKmsKey: false, HasVpc: true });
+      resolveConditions(t, {
+        HasKmsKey: false,
+        HasVpc: true,
+        HasAlarmEmail: false,
+      });
 
     it('places every function in the given subnets and security groups', () => {
       // Act

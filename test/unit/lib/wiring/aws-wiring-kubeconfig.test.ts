@@ -19,6 +19,7 @@ const config: Config = {
   bridgeWatchSeconds: 840,
   bridgeEconomySeconds: 10,
   bridgeResyncSeconds: 3_600,
+  perClusterMetrics: false,
 };
 
 const kubeconfigRecord: ClusterRecord = {

@@ -1,0 +1,71 @@
+/**
+ * The metrics sink's cost shape (F13): fleet-wide metrics by default, the
+ * cluster as a property of the EMF blob; per-cluster dimensions opt-in.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PowertoolsMetricsSink } from '#lib/adapters/powertools/powertools-metrics-sink.js';
+
+/** Returns the EMF blobs the sink writes while `act` runs. */
+const emfOf = (act: () => void): Record<string, unknown>[] => {
+  const lines: string[] = [];
+  const spy = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+  try {
+    act();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines
+    .flatMap((l) => l.split('\n'))
+    .filter((l) => l.includes('"_aws"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+};
+
+const dimensionsOf = (blob: Record<string, unknown>): string[][] =>
+  (
+    blob._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }
+  ).CloudWatchMetrics.flatMap((m) => m.Dimensions);
+
+const sync = {
+  cluster: 'prod-eu',
+  outcome: 'synced' as const,
+  durationMs: 120,
+  creates: 2,
+  deletes: 0,
+  queueLagMs: 40,
+};
+
+describe('PowertoolsMetricsSink', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('writes fleet-wide metrics by default, the cluster as a property', () => {
+    const [blob] = emfOf(() =>
+      new PowertoolsMetricsSink({
+        namespace: 'Test',
+        serviceName: 'reconcile',
+      }).recordSync(sync)
+    );
+    expect(blob).toBeDefined();
+    expect(dimensionsOf(blob ?? {})).toEqual([['service']]);
+    expect(blob).toMatchObject({
+      cluster: 'prod-eu',
+      Syncs: 1,
+      PodsCreated: 2,
+    });
+  });
+
+  it('adds the cluster as a dimension when asked (per-cluster metrics)', () => {
+    const [blob] = emfOf(() =>
+      new PowertoolsMetricsSink({
+        namespace: 'Test',
+        serviceName: 'reconcile',
+        perCluster: true,
+      }).recordSync(sync)
+    );
+    expect(dimensionsOf(blob ?? {})).toEqual([['service', 'cluster']]);
+  });
+});
