@@ -213,17 +213,23 @@ class BridgeRun {
     }
   }
 
-  /** Stores the node index (if changed), then the resourceVersions. */
+  /**
+   * Stores the node index (if changed), then the resourceVersions — both
+   * as they stood at the same instant: events handled while the index is
+   * being saved are not in it, so their versions wait for the next
+   * checkpoint (else a successor would resume after them without them).
+   */
   async #checkpoint(): Promise<{ resyncRequested: boolean }> {
-    const index = this.#events.takeChangedIndex();
-    if (index !== undefined) {
-      await this.#d.nodeIndex.save(this.#d.cluster, index);
-    }
+    const changed = this.#events.takeChangedIndex();
+    const index = changed === undefined ? undefined : new Map(changed);
     const versions: Record<string, string> = {
       resyncAtMs: String(this.#lastResyncMs),
     };
     for (const [r, w] of Object.entries(this.#watches)) {
       versions[r] = w.resourceVersion;
+    }
+    if (index !== undefined) {
+      await this.#d.nodeIndex.save(this.#d.cluster, index);
     }
     return this.#d.leases.checkpoint(
       this.#d.cluster,

@@ -444,6 +444,34 @@ describe('serverless.yml', () => {
     });
   });
 
+  it('outputs the table, the queues, the role ARNs and the alarm topic', () => {
+    // Act
+    const outputs = (t as CfnTemplate & { Outputs?: Record<string, { Value: unknown }> })
+      .Outputs ?? {};
+    // Assess
+    expect(
+      Object.fromEntries(
+        [
+          'StateTableName',
+          'WorkQueueUrl',
+          'WorkDeadLetterQueueUrl',
+          'DelayQueueUrl',
+          'WatchBridgeRoleArn',
+          'ReconcileRoleArn',
+          'AlarmTopicArn',
+        ].map((k) => [k, referencedId(outputs[k]?.Value)])
+      )
+    ).toEqual({
+      StateTableName: 'StateTable',
+      WorkQueueUrl: 'WorkQueue',
+      WorkDeadLetterQueueUrl: 'WorkDeadLetterQueue',
+      DelayQueueUrl: 'DelayQueue',
+      WatchBridgeRoleArn: 'WatchBridgeRole',
+      ReconcileRoleArn: 'ReconcileRole',
+      AlarmTopicArn: 'AlarmTopic',
+    });
+  });
+
   it('takes the KMS key and the VPC as optional parameters, off by default', () => {
     // Act
     const defaults = Object.entries(t.Parameters ?? {}).map(([k, p]) => [

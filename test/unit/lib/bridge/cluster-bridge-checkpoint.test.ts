@@ -1,0 +1,130 @@
+/**
+ * The bridge's checkpoint stores resourceVersions that never run ahead of
+ * the node index it stores (F10): an event handled while the index is
+ * being saved must not be counted as checkpointed, or a successor would
+ * resume after it with an index that does not include it.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
+import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
+import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import { runClusterBridge } from '#lib/bridge/cluster-bridge.js';
+import type {
+  ClusterWatch,
+  ResourceVersions,
+  WatchEvent,
+  WorkQueue,
+} from '#lib/ports/index.js';
+import type { NodeFacts } from '#lib/reconcile/event-keys/resumed.js';
+import type { KubeObject, Node } from '#lib/reconcile/k8s/types.js';
+import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
+
+const node = (label: string, rv: string): Node => ({
+  metadata: { name: 'n1', labels: { a: label }, resourceVersion: rv },
+});
+
+/** Resolves once `signal` aborts. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+describe('runClusterBridge checkpoints', () => {
+  it('stores the node version the saved index covers, not one handled during the save (F10)', async () => {
+    // Prepare: the index save is slow; a node event arrives meanwhile.
+    let saveStarted!: () => void;
+    const saving = new Promise<void>((r) => {
+      saveStarted = r;
+    });
+    let secondHandled!: () => void;
+    const handled = new Promise<void>((r) => {
+      secondHandled = r;
+    });
+    const savedIndexes: Map<string, NodeFacts>[] = [];
+    class SlowIndex extends MemoryNodeIndexStore {
+      override async save(
+        cluster: string,
+        nodes: ReadonlyMap<string, NodeFacts>
+      ): Promise<void> {
+        savedIndexes.push(new Map(nodes));
+        await super.save(cluster, nodes);
+        if (savedIndexes.length === 1) {
+          saveStarted();
+          await handled;
+        }
+      }
+    }
+    const watch: ClusterWatch = {
+      list: async <T extends KubeObject>(resource: string) => ({
+        items: (resource === 'nodes' ? [node('0', '10')] : []) as T[],
+        resourceVersion: resource === 'nodes' ? '10' : '1',
+      }),
+      currentVersion: async () => '1',
+      watch: <T extends KubeObject>(
+        resource: string,
+        _rv: string,
+        _timeout: number,
+        signal: AbortSignal
+      ): AsyncIterable<WatchEvent<T>> =>
+        (async function* () {
+          if (resource === 'nodes' && savedIndexes.length === 0) {
+            yield { type: 'MODIFIED', object: node('1', '11') as T };
+            await saving;
+            yield { type: 'MODIFIED', object: node('2', '12') as T };
+            secondHandled();
+          }
+          await aborted(signal);
+        })(),
+    };
+    const checkpoints: ResourceVersions[] = [];
+    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+    const recording = {
+      acquire: leases.acquire.bind(leases),
+      release: leases.release.bind(leases),
+      requestResync: leases.requestResync.bind(leases),
+      checkpoint: (
+        cluster: string,
+        holder: string,
+        versions: ResourceVersions,
+        ttlMs: number
+      ) => {
+        checkpoints.push({ ...versions });
+        return leases.checkpoint(cluster, holder, versions, ttlMs);
+      },
+    };
+    const queue: WorkQueue = {
+      add: async () => {},
+      addAfter: async () => {},
+      addAnew: async () => {},
+    };
+    // Act
+    await runClusterBridge(
+      {
+        cluster: 'c1',
+        ownerKind: 'DaemonSet',
+        watch,
+        queue,
+        expectations: new MemoryExpectationsStore({ clock: systemClock }),
+        leases: recording,
+        nodeIndex: new SlowIndex(),
+        holder: 'h1',
+        clock: systemClock,
+        logger: new FakeLogger(),
+      },
+      {
+        mode: 'watch',
+        deadlineMs: Date.now() + 1_500,
+        resyncEveryMs: 3_600_000,
+        leaseTtlMs: 600,
+      }
+    );
+    // Assess: the first save held label 1 (rv 11), so rv 11 was stored
+    // with it; rv 12 only with the next index, which holds label 2.
+    expect(savedIndexes[0]?.get('n1')).toEqual({ labels: { a: '1' } });
+    expect(checkpoints[0]?.nodes).toBe('11');
+    expect(savedIndexes.at(-1)?.get('n1')).toEqual({ labels: { a: '2' } });
+    expect(checkpoints.at(-1)?.nodes).toBe('12');
+  });
+});
