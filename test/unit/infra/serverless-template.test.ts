@@ -446,8 +446,9 @@ describe('serverless.yml', () => {
 
   it('outputs the table, the queues, the role ARNs and the alarm topic', () => {
     // Act
-    const outputs = (t as CfnTemplate & { Outputs?: Record<string, { Value: unknown }> })
-      .Outputs ?? {};
+    const outputs =
+      (t as CfnTemplate & { Outputs?: Record<string, { Value: unknown }> })
+        .Outputs ?? {};
     // Assess
     expect(
       Object.fromEntries(
