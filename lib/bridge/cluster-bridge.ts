@@ -229,7 +229,7 @@ class BridgeRun {
       versions[r] = w.resourceVersion;
     }
     if (index !== undefined) {
-      await this.#d.nodeIndex.save(this.#d.cluster, index);
+      await this.#d.nodeIndex.save(this.#d.cluster, index, this.#d.holder);
     }
     return this.#d.leases.checkpoint(
       this.#d.cluster,

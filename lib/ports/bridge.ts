@@ -52,7 +52,16 @@ export interface BridgeLeaseStore {
  */
 export interface NodeIndexStore {
   load(cluster: string): Promise<Map<string, NodeFacts>>;
-  save(cluster: string, nodes: ReadonlyMap<string, NodeFacts>): Promise<void>;
+  /**
+   * Stores the index as `holder`'s; throws LeaseLostError (storing
+   * nothing) when `holder` no longer holds the cluster's bridge lease, so a
+   * deposed bridge cannot overwrite its successor's index.
+   */
+  save(
+    cluster: string,
+    nodes: ReadonlyMap<string, NodeFacts>,
+    holder: string
+  ): Promise<void>;
 }
 
 /** The cluster-wide collections the bridge lists and watches. */

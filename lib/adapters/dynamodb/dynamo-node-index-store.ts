@@ -13,14 +13,19 @@ import {
   BatchGetItemCommand,
   GetItemCommand,
   PutItemCommand,
+  TransactionCanceledException,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { LeaseLostError } from '../../errors.js';
 import type { NodeIndexStore } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import { DynamoStore } from './dynamo-store.js';
 import {
+  KeyPrefix,
   PARTITION_KEY,
+  partitionKey,
   TTL_ATTRIBUTE,
   toEpochSeconds,
 } from './table-schema.js';
@@ -96,7 +101,8 @@ export class DynamoNodeIndexStore
 
   async save(
     cluster: string,
-    nodes: ReadonlyMap<string, NodeFacts>
+    nodes: ReadonlyMap<string, NodeFacts>,
+    holder: string
   ): Promise<void> {
     const blob = gzipSync(JSON.stringify(Object.fromEntries(nodes)));
     const version = randomUUID();
@@ -115,20 +121,76 @@ export class DynamoNodeIndexStore
           })
         );
       }
-      const old = await this.client.send(
-        new PutItemCommand({
+      const headKey = { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } };
+      const { Item: old } = await this.client.send(
+        new GetItemCommand({
           TableName: this.tableName,
-          Item: {
-            [PARTITION_KEY]: { S: `${PREFIX}${cluster}` },
-            version: { S: version },
-            shards: { N: String(shards) },
-            nodes: { N: String(nodes.size) },
-          },
-          ReturnValues: 'ALL_OLD',
+          Key: headKey,
+          ConsistentRead: true,
         })
       );
-      await this.#expireShards(cluster, old.Attributes);
+      const oldVersion = old?.version?.S;
+      try {
+        // The head moves only for the live lease holder, and only from the
+        // version it read: a deposed bridge cannot overwrite its successor.
+        await this.client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: this.tableName,
+                  Key: {
+                    [PARTITION_KEY]: {
+                      S: partitionKey(KeyPrefix.lease, cluster),
+                    },
+                  },
+                  ConditionExpression:
+                    '#holder = :holder AND #leaseUntilMs >= :now',
+                  ExpressionAttributeNames: {
+                    '#holder': 'holder',
+                    '#leaseUntilMs': 'leaseUntilMs',
+                  },
+                  ExpressionAttributeValues: {
+                    ':holder': { S: holder },
+                    ':now': { N: String(this.clock.now()) },
+                  },
+                },
+              },
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: {
+                    ...headKey,
+                    version: { S: version },
+                    shards: { N: String(shards) },
+                    nodes: { N: String(nodes.size) },
+                  },
+                  ...(oldVersion === undefined
+                    ? {
+                        ConditionExpression: 'attribute_not_exists(#pk)',
+                        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+                      }
+                    : {
+                        ConditionExpression: '#version = :old',
+                        ExpressionAttributeNames: { '#version': 'version' },
+                        ExpressionAttributeValues: {
+                          ':old': { S: oldVersion },
+                        },
+                      }),
+                },
+              },
+            ],
+          })
+        );
+      } catch (e) {
+        if (e instanceof TransactionCanceledException) {
+          throw new LeaseLostError(cluster);
+        }
+        throw e;
+      }
+      await this.#expireShards(cluster, old);
     } catch (e) {
+      if (e instanceof LeaseLostError) throw e;
       throw new DynamoStateError(`save node index ${cluster}`, { cause: e });
     }
   }

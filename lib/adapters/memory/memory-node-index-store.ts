@@ -12,9 +12,11 @@ export class MemoryNodeIndexStore implements NodeIndexStore {
     return new Map(this.#byCluster.get(cluster) ?? []);
   }
 
+  /** Stores the index (one process holds every lease: `holder` unchecked). */
   async save(
     cluster: string,
-    nodes: ReadonlyMap<string, NodeFacts>
+    nodes: ReadonlyMap<string, NodeFacts>,
+    _holder?: string
   ): Promise<void> {
     this.saves++;
     this.#byCluster.set(cluster, new Map(nodes));

@@ -35,7 +35,7 @@ export const FUNCTION_SPECS = [
     grants: [
       ...logs('WatchBridgeLogGroup'),
       ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
-      ...table('DeleteItem', 'Scan'),
+      ...table('DeleteItem', 'ConditionCheckItem', 'Scan'),
       'sqs:SendMessage WorkQueue',
       `secretsmanager:GetSecretValue ${SECRETS}`,
       `sts:AssumeRole ${CLUSTER_ROLES}`,
