@@ -8,22 +8,54 @@
  *   npm start                          # local control plane, 5 KWOK nodes
  *   npm start -- --kubeconfig ~/.kube/config [--context NAME]
  */
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
 import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
+import { findRivalController } from '../lib/cli/check-ownership.js';
 import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
 import type { ClusterRecord, Logger } from '../lib/ports/index.js';
 import type { DaemonSet } from '../lib/reconcile/k8s/types.js';
 import { LocalRuntime } from '../lib/wiring/local-runtime.js';
 
-const { values } = parseArgs({
-  options: {
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    nodes: { type: 'string', default: '5' },
-  },
-});
+const USAGE = `usage: npm start [-- [--kubeconfig PATH [--context NAME] [--yes]] [--nodes N]]
+
+  (no option)          start the local control plane (5 KWOK nodes and a
+                       sample DaemonSet) and reconcile it; $KUBECONFIG is
+                       never used implicitly
+  --kubeconfig PATH    reconcile the cluster of that kubeconfig instead
+                       (its own DaemonSet controller must be off)
+  --context NAME       its context (default: the current one)
+  --yes                do not ask before reconciling that cluster
+  --nodes N            simulated nodes of the local control plane (default 5)
+  -h, --help           this text
+`;
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        nodes: { type: 'string', default: '5' },
+        yes: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    // One clear line, never a stack trace (e.g. an unknown option).
+    process.stderr.write(
+      `error: ${(e as Error).message}\nSee 'npm start -- --help'.\n`
+    );
+    process.exit(2);
+  }
+})();
+if (parsed.values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const { values } = parsed;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const logger: Logger = {
@@ -33,7 +65,9 @@ const logger: Logger = {
   error: (m, f) => say(`error: ${m} ${JSON.stringify(f ?? {})}`),
 };
 
-const kubeconfigPath = values.kubeconfig ?? process.env.KUBECONFIG;
+// Only an explicit --kubeconfig leaves the local control plane: most
+// platform engineers export KUBECONFIG, and it may name production.
+const kubeconfigPath = values.kubeconfig;
 const local = kubeconfigPath
   ? undefined
   : await startLocalCluster(Number(values.nodes), say);
@@ -49,11 +83,45 @@ const record: ClusterRecord = {
   ownership: 'apps/v1',
   bridgeMode: 'watch',
 };
-const connection = await new ClusterConnector({
+const connector = new ClusterConnector({
   allowKubeconfigFiles: true,
   clock: systemClock,
   logger,
-}).connect(record);
+});
+if (kubeconfigPath) await confirmRealCluster(record);
+const connection = await connector.connect(record);
+/**
+ * Before reconciling a real cluster: names it, refuses one where another
+ * DaemonSet controller is active, and asks (or takes --yes).
+ */
+async function confirmRealCluster(target: ClusterRecord): Promise<void> {
+  const context = values.context ?? '(current context)';
+  say(`cluster: ${serverOfRecord(target)}, context ${context}`);
+  const rival = await findRivalController(target, {
+    connect: (r) => connector.connect(r),
+    timeoutMs: 5_000,
+  });
+  if (rival.found === true) {
+    process.stderr.write(`error: ${rival.problem}\n`);
+    process.exit(1);
+  }
+  if (rival.found === undefined) say(`warning: ${rival.reason}`);
+  if (values.yes) return;
+  if (!process.stdin.isTTY) {
+    process.stderr.write(
+      'error: this reconciles every DaemonSet of that cluster; pass --yes to go on\n'
+    );
+    process.exit(2);
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const answer = await rl.question('reconcile every DaemonSet there? [y/N] ');
+  rl.close();
+  if (answer.trim().toLowerCase() !== 'y') {
+    say('nothing done');
+    process.exit(0);
+  }
+}
+
 const controller = new LocalRuntime({ record, connection, logger });
 controller.start();
 say(`watching ${serverOfRecord(record)} — Ctrl-C to stop`);

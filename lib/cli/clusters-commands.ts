@@ -168,8 +168,7 @@ const check = async (
   const passed = checks.filter((c, i) => c.ok && !states[i]?.fenced).length;
   const lines = checks.flatMap((c, i) => [
     ...(i === 0 ? [] : ['']),
-    ...formatCheck(c),
-    ...(states[i]?.lines ?? []),
+    ...formatCheck(c, states[i] ?? { lines: [], fenced: false }),
   ]);
   if (invalid.length > 0) lines.push('', ...invalidLines(invalid));
   const total = checks.length + invalid.length;

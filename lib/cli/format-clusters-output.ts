@@ -67,8 +67,17 @@ const groupMissing = (check: ClusterCheck): string[] => {
   return [...verbs].map(([resource, v]) => `${resource}: ${v.join(', ')}`);
 };
 
-/** Returns the lines `clusters check` prints for one cluster. */
-export const formatCheck = (check: ClusterCheck): string[] => {
+/**
+ * Returns the lines `clusters check` prints for one cluster; `runtime` is
+ * what the reconcilers recorded (a fence fails the verdict, printed last).
+ */
+export const formatCheck = (
+  check: ClusterCheck,
+  runtime: { lines: readonly string[]; fenced: boolean } = {
+    lines: [],
+    fenced: false,
+  }
+): string[] => {
   const ok = (text: string) => `  ok    ${text}`;
   const fail = (text: string) => `  FAIL  ${text}`;
   const lines = [`cluster ${check.id} (${check.server || 'server unknown'})`];
@@ -103,6 +112,7 @@ export const formatCheck = (check: ClusterCheck): string[] => {
   }
   lines.push(...check.problems.map(fail));
   lines.push(...check.notes.map((n) => `  note  ${n}`));
-  lines.push(check.ok ? '  => OK' : '  => FAILED');
+  lines.push(...runtime.lines);
+  lines.push(check.ok && !runtime.fenced ? '  => OK' : '  => FAILED');
   return lines;
 };

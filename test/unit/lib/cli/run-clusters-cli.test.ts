@@ -515,6 +515,31 @@ describe('runClustersCli', () => {
     });
   });
 
+  it('says FAILED, not OK, for a healthy cluster the reconcilers fenced, the verdict last', async () => {
+    // Prepare
+    await addLocal('prod', '--skip-check');
+    await ownership.fence('prod', 'kube-controller-manager is running');
+    deps.connect = async () => ({
+      probe: {
+        version: async () => 'v1.36.3',
+        whoAmI: async () => 'reconciler',
+        canI: async () => true,
+        daemonSetStatusManagers: async () => [],
+      },
+      close: () => undefined,
+    });
+    // Act
+    const checked = await run('check', '--id', 'prod');
+    // Assess
+    const lines = checked.stdout.trimEnd().split('\n');
+    expect(checked.exitCode).toBe(1);
+    expect(lines.at(-1)).toBe('  => FAILED');
+    expect(lines.at(-2)).toMatch(
+      /^ {2}FENCED since .*kube-controller-manager is running$/
+    );
+    expect(checked.stdout).not.toContain('=> OK');
+  });
+
   it('refuses to unfence a cluster that is not registered (a typo)', async () => {
     // Act
     const out = await run('unfence', '--id', 'prdo');
