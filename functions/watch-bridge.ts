@@ -6,7 +6,15 @@ import { createWatchBridgeHandler } from '../lib/handlers/watch-bridge-handler.j
 import { createAwsWiring } from '../lib/wiring/aws.js';
 
 const config = loadConfig();
-const { logger, log, sink } = createObservability(config, 'watch-bridge');
+const { logger, log, metrics, sink } = createObservability(
+  config,
+  'watch-bridge'
+);
 const { bridge } = createAwsWiring(config, log, sink);
 
-export const handler = createWatchBridgeHandler({ bridge, config, logger });
+export const handler = createWatchBridgeHandler({
+  bridge,
+  config,
+  logger,
+  metrics,
+});

@@ -109,6 +109,7 @@ describe('serverless.yml', () => {
       'DelayDeadLetterQueueAlarm',
       'ReconcileErrorRateAlarm',
       'RequeueErrorRateAlarm',
+      'UnbridgedClusterAlarm',
       'WatchBridgeErrorRateAlarm',
       'WorkDeadLetterQueueAlarm',
       'WorkQueueAgeAlarm',
@@ -434,6 +435,17 @@ describe('serverless.yml', () => {
         AlarmActions: [{ Ref: 'AlarmTopic' }],
       });
     }
+    const unbridged = alarm('UnbridgedClusterAlarm').Metrics as {
+      MetricStat?: { Metric: { MetricName: string; Dimensions: unknown } };
+    }[];
+    expect(
+      unbridged.flatMap((m) =>
+        m.MetricStat ? [m.MetricStat.Metric.MetricName] : []
+      )
+    ).toEqual(['BridgeFailures', 'InvalidClusterRecords']);
+    expect(unbridged[0]?.MetricStat?.Metric.Dimensions).toEqual([
+      { Name: 'service', Value: 'watch-bridge' },
+    ]);
     expect(alarm('WorkQueueAgeAlarm')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Threshold: 300,
