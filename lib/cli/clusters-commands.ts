@@ -43,7 +43,7 @@ export interface ClustersCliDeps {
   /** The clusters' breakers. */
   health: Pick<ClusterHealthStore, 'get'>;
   /** The bridges' leases, to ask for a resync after an unfence. */
-  leases: Pick<BridgeLeaseStore, 'requestResync'>;
+  leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget'>;
 }
 
 /** A command's outcome: human lines, the `--json` document, the exit code. */
@@ -223,10 +223,14 @@ const remove = async (
     );
   }
   await deps.registry.remove(command.id);
+  // A cluster registered again under this id must not resume from these
+  // bookmarks, nor start fenced.
+  await deps.leases.forget(command.id);
+  await deps.ownership.clearFence(command.id);
   return {
     exitCode: 0,
     lines: [
-      `removed cluster ${command.id} (${deps.serverOf(record) || describeAuth(record.auth)}) from ${command.table.tableName}`,
+      `removed cluster ${command.id} (${deps.serverOf(record) || describeAuth(record.auth)}) from ${command.table.tableName}, with its bookmarks and fence`,
     ],
     json: { removed: command.id },
   };

@@ -41,6 +41,12 @@ export interface BridgeLeaseStore {
    * starts (`acquire` then returns `resyncAtMs: '0'`).
    */
   requestResync(cluster: string): Promise<void>;
+  /**
+   * Forgets the cluster's lease and bookmarks (the cluster was removed): a
+   * cluster registered again under the id starts with a fresh list, never
+   * from versions of the cluster that was there before.
+   */
+  forget(cluster: string): Promise<void>;
   /** Ends the lease early (clean handover), keeping the resourceVersions. */
   release(cluster: string, holder: string): Promise<void>;
 }

@@ -270,4 +270,20 @@ describe('DynamoBridgeLeaseStore', () => {
       });
     });
   });
+
+  it('forgets a cluster: its bookmarks are gone and a running holder loses the lease', async () => {
+    // Prepare
+    const { store } = newStore();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'a', TTL_MS);
+    await store.checkpoint(cluster, 'a', { pods: '12' }, TTL_MS);
+    // Act
+    await store.forget(cluster);
+    const checkpoint = await store
+      .checkpoint(cluster, 'a', { pods: '13' }, TTL_MS)
+      .catch((e: unknown) => e);
+    // Assess
+    expect(checkpoint).toBeInstanceOf(LeaseLostError);
+    expect(await store.acquire(cluster, 'b', TTL_MS)).toEqual({});
+  });
 });

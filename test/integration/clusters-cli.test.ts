@@ -291,7 +291,7 @@ describe('clusters CLI', () => {
     );
     expect(removed).toMatchObject({
       exitCode: 0,
-      stdout: `removed cluster to-remove (${server}) from ${table.tableName}\n`,
+      stdout: `removed cluster to-remove (${server}) from ${table.tableName}, with its bookmarks and fence\n`,
     });
     expect(after.map((c) => c.id)).not.toContain('to-remove');
     expect(again.exitCode).toBe(1);

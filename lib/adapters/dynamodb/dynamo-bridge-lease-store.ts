@@ -11,7 +11,7 @@
  * LeaseLostError.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
 import type { BridgeLeaseStore, ResourceVersions } from '../../ports/index.js';
 import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
@@ -76,6 +76,18 @@ export class DynamoBridgeLeaseStore
     return outcome.attributes?.resyncRequested?.BOOL
       ? { ...versions, resyncAtMs: '0' }
       : versions;
+  }
+
+  async forget(cluster: string): Promise<void> {
+    const pk = this.#pk(cluster);
+    await callDynamo(`forget lease ${pk}`, () =>
+      this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+        })
+      )
+    );
   }
 
   async requestResync(cluster: string): Promise<void> {

@@ -67,6 +67,11 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       : { ...resourceVersions };
   }
 
+  /** Forgets the cluster's lease and bookmarks. */
+  async forget(cluster: string): Promise<void> {
+    this.#leases.delete(cluster);
+  }
+
   /** Asks the cluster's bridge to queue every DaemonSet again. */
   async requestResync(cluster: string): Promise<void> {
     const now = this.#clock.now();

@@ -157,6 +157,7 @@ export class BridgeKillSwitch {
       release: (cluster, holder) =>
         this.#dead ? deadCall() : leases.release(cluster, holder),
       requestResync: (cluster) => leases.requestResync(cluster),
+      forget: (cluster) => leases.forget(cluster),
     };
   }
 

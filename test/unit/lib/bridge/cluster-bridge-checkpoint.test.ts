@@ -84,6 +84,7 @@ describe('runClusterBridge checkpoints', () => {
       acquire: leases.acquire.bind(leases),
       release: leases.release.bind(leases),
       requestResync: leases.requestResync.bind(leases),
+      forget: leases.forget.bind(leases),
       checkpoint: (
         cluster: string,
         holder: string,

@@ -117,7 +117,8 @@ describe('runClustersCli', () => {
       ]);
       expect(removed).toEqual({
         exitCode: 0,
-        stdout: 'removed cluster local (https://10.0.0.1:6443) from state\n',
+        stdout:
+          'removed cluster local (https://10.0.0.1:6443) from state, with its bookmarks and fence\n',
         stderr: '',
       });
       expect(after.stdout).toBe('no clusters registered\n');
@@ -538,6 +539,21 @@ describe('runClustersCli', () => {
       /^ {2}FENCED since .*kube-controller-manager is running$/
     );
     expect(checked.stdout).not.toContain('=> OK');
+  });
+
+  it('forgets a removed cluster’s bookmarks and fence, so one registered again under its id starts afresh (F11)', async () => {
+    // Prepare: the old cluster's bridge stored versions; it was fenced.
+    await addLocal('prod');
+    await leases.acquire('prod', 'bridge', 60_000);
+    await leases.checkpoint('prod', 'bridge', { pods: '9000' }, 60_000);
+    await leases.release('prod', 'bridge');
+    await ownership.fence('prod', 'kube-controller-manager is running');
+    // Act
+    const removed = await run('remove', '--id', 'prod');
+    // Assess
+    expect(removed.exitCode).toBe(0);
+    expect(await leases.acquire('prod', 'next', 60_000)).toEqual({});
+    expect(await ownership.getFence('prod')).toBeUndefined();
   });
 
   it('refuses to unfence a cluster that is not registered (a typo)', async () => {
