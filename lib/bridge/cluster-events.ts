@@ -220,6 +220,8 @@ export class ClusterEvents {
 
   /** Pods missed during a gap: their expectations can no longer be met. */
   async #podsGone(): Promise<string> {
+    // What was remembered of pods is stale now (deletes were missed).
+    this.#pods.clear();
     for (const key of this.#view.keys()) {
       await this.#d.expectations.deleteExpectations(key);
     }

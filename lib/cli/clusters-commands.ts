@@ -193,7 +193,6 @@ const unfence = async (
     return failed(`cluster ${command.id} is not registered`);
   }
   const fence = await deps.ownership.getFence(command.id);
-  await deps.ownership.clearFence(command.id);
   if (fence === undefined) {
     return {
       exitCode: 0,
@@ -202,13 +201,15 @@ const unfence = async (
     };
   }
   // Changes seen while fenced were dropped: every DaemonSet syncs again.
+  // Asked first, so a failure leaves the fence for a second unfence.
   await deps.leases.requestResync(command.id);
+  await deps.ownership.clearFence(command.id);
   return {
     exitCode: 0,
     lines: [
       `cleared the fence of cluster ${command.id}; the reconciler acts on it again and re-syncs every DaemonSet within a minute`,
     ],
-    json: { unfenced: command.id, wasFenced: fence !== undefined },
+    json: { unfenced: command.id, wasFenced: true },
   };
 };
 
@@ -222,11 +223,12 @@ const remove = async (
       `cluster ${command.id} is not registered in ${command.table.tableName}; nothing removed`
     );
   }
-  await deps.registry.remove(command.id);
   // A cluster registered again under this id must not resume from these
-  // bookmarks, nor start fenced.
+  // bookmarks, nor start fenced; the record goes last, so a failure here
+  // leaves it for a second remove.
   await deps.leases.forget(command.id);
   await deps.ownership.clearFence(command.id);
+  await deps.registry.remove(command.id);
   return {
     exitCode: 0,
     lines: [

@@ -145,16 +145,17 @@ const otherConditions = (ds: DaemonSet) =>
   );
 
 /**
- * Returns a copy of `ds` whose status says its spec is invalid, counters
- * untouched; undefined when it already says so with the same message.
+ * Returns a copy of `ds` whose status says its spec (of generation
+ * `observedGeneration`, by default its own) is invalid, counters untouched;
+ * undefined when it already says so with the same message.
  */
 export const withInvalidSpec = (
   ds: DaemonSet,
   message: string,
-  nowIso: string
+  nowIso: string,
+  observedGeneration = ds.metadata?.generation ?? 0
 ): DaemonSet | undefined => {
   const current = invalidSpecCondition(ds);
-  const observedGeneration = ds.metadata?.generation ?? 0;
   if (
     current?.status === 'True' &&
     current.message === message &&

@@ -62,10 +62,12 @@ export const storeDaemonSetStatus = (
   writeStatus(ctx, (ds) =>
     isStatusUpToDate(ds, counters)
       ? undefined
-      : withStatus(
+      : // The generation this sync computed for, never a fresh read's newer
+        // one (upstream: `ObservedGeneration = ds.Generation` of the sync).
+        withStatus(
           ds,
           counters,
-          updateObservedGen ? ds.metadata?.generation : undefined
+          updateObservedGen ? ctx.ds.metadata?.generation : undefined
         )
   );
 
@@ -79,14 +81,17 @@ export const reportInvalidSpec = async (
 ): Promise<void> => {
   const message = errors.join('; ');
   const now = rfc3339(ctx.deps.clock.now());
-  if (withInvalidSpec(ctx.ds, message, now) === undefined) return;
+  // The generation the errors were found in, whatever a retry reads.
+  const judged = ctx.ds.metadata?.generation ?? 0;
+  const build = (ds: DaemonSet) => withInvalidSpec(ds, message, now, judged);
+  if (build(ctx.ds) === undefined) return;
   await ctx.deps.events.record(
     ctx.ds,
     'Warning',
     EventReason.InvalidSpec,
     `spec is invalid, nothing is reconciled until it is fixed: ${message}`
   );
-  await writeStatus(ctx, (ds) => withInvalidSpec(ds, message, now));
+  await writeStatus(ctx, build);
 };
 
 /**

@@ -6,7 +6,8 @@
  * with the whole batch after the visibility timeout, and driven toward the
  * DLQ with the healthy keys it shared the batch with.
  *
- * A call already under way finishes (its own HTTP timeout bounds it);
+ * A call already under way finishes: a budget wait of at most 10 s and
+ * one request, which the reconcile handler's margin (15 s) is sized for;
  * expectations stay right because a refused create or delete fails like
  * any other (syncNodes lowers them).
  */
@@ -33,8 +34,9 @@ export const withDeadline = <T extends object>(
   clock: Clock
 ): T =>
   new Proxy(port, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
+    get(target, prop) {
+      // The target as `this`: port classes keep #private fields.
+      const value: unknown = Reflect.get(target, prop);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) =>
         clock.now() >= deadlineMs
@@ -57,6 +59,6 @@ export const withSyncDeadline = <D extends Omit<SyncDeps, 'logger'>>(
     podControl: guard(deps.podControl, 'podControl'),
     revisionControl: guard(deps.revisionControl, 'revisionControl'),
     statusWriter: guard(deps.statusWriter, 'statusWriter'),
-    events: guard(deps.events, 'events'),
+    // Events stay: recording is best effort and never throws.
   };
 };

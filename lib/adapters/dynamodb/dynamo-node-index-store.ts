@@ -183,9 +183,19 @@ export class DynamoNodeIndexStore
           })
         );
       } catch (e) {
-        if (e instanceof TransactionCanceledException) {
-          throw new LeaseLostError(cluster);
-        }
+        // The new version's shards never became current: let them expire.
+        await this.#expireShards(cluster, {
+          version: { S: version },
+          shards: { N: String(shards) },
+        });
+        // Only a failed condition means another holder; a conflict or a
+        // throttle is retried like any state error.
+        const failed = (
+          e instanceof TransactionCanceledException
+            ? (e.CancellationReasons ?? [])
+            : []
+        ).some((r) => r.Code === 'ConditionalCheckFailed');
+        if (failed) throw new LeaseLostError(cluster);
         throw e;
       }
       await this.#expireShards(cluster, old);

@@ -20,6 +20,7 @@
  * included, a narrowing of Kruise's rule) is a recreate.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { getPodCondition, hasReadinessGate } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../k8s/types.js';
 import type { PodCondition } from './pod-readiness.js';
@@ -46,12 +47,9 @@ export const isInPlaceIfPossible = (ds: DaemonSet): boolean =>
 
 /** Returns whether the pod carries the InPlaceUpdateReady readiness gate. */
 export const hasInPlaceReadinessGate = (pod: Pod): boolean =>
-  (pod.spec?.readinessGates ?? []).some(
-    (g) => g.conditionType === INPLACE_UPDATE_READY
-  );
+  hasReadinessGate(pod, INPLACE_UPDATE_READY);
 
-const conditionOf = (pod: Pod) =>
-  pod.status?.conditions?.find((c) => c.type === INPLACE_UPDATE_READY);
+const conditionOf = (pod: Pod) => getPodCondition(pod, INPLACE_UPDATE_READY);
 
 /**
  * Returns whether an in-place update leaves the pod serving (Kruise

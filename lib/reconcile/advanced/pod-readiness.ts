@@ -16,7 +16,11 @@
  * Invariants: a pod without the gate is never written; adding a key that is
  * present writes nothing; keys stay sorted and unique.
  */
-import { isPodAvailable } from '../k8s/pod-util.js';
+import {
+  getPodCondition,
+  hasReadinessGate,
+  isPodAvailable,
+} from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import {
   INPLACE_UPDATE_READY,
@@ -82,15 +86,10 @@ export const withReadinessGates = (
 
 /** Returns whether the pod carries the KruisePodReady readiness gate. */
 export const hasKruisePodReadyGate = (pod: Pod): boolean =>
-  (pod.spec?.readinessGates ?? []).some(
-    (g) => g.conditionType === KRUISE_POD_READY
-  );
-
-const conditionOf = (pod: Pod, type: string) =>
-  pod.status?.conditions?.find((c) => c.type === type);
+  hasReadinessGate(pod, KRUISE_POD_READY);
 
 const keysOf = (pod: Pod): NotReadyKey[] => {
-  const message = conditionOf(pod, KRUISE_POD_READY)?.message;
+  const message = getPodCondition(pod, KRUISE_POD_READY)?.message;
   if (!message) return [];
   try {
     const keys: unknown = JSON.parse(message);
@@ -115,7 +114,8 @@ export const planPodReadyRefresh = (
   pod: Pod,
   nowIso: string
 ): PodCondition | undefined =>
-  hasKruisePodReadyGate(pod) && conditionOf(pod, KRUISE_POD_READY) === undefined
+  hasKruisePodReadyGate(pod) &&
+  getPodCondition(pod, KRUISE_POD_READY) === undefined
     ? { type: KRUISE_POD_READY, status: 'True', lastTransitionTime: nowIso }
     : undefined;
 
@@ -148,7 +148,7 @@ export const planAddNotReadyKey = (
       lastTransitionTime: nowIso,
     },
   ];
-  if (conditionOf(pod, 'ContainersReady')?.status === 'True') {
+  if (getPodCondition(pod, 'ContainersReady')?.status === 'True') {
     conditions.push({
       type: 'Ready',
       status: 'False',
@@ -167,7 +167,7 @@ export const planAddNotReadyKey = (
  */
 export const isKruisePodReady = (pod: Pod): boolean =>
   !hasKruisePodReadyGate(pod) ||
-  conditionOf(pod, KRUISE_POD_READY)?.status === 'True';
+  getPodCondition(pod, KRUISE_POD_READY)?.status === 'True';
 
 /**
  * Returns whether a daemon pod serves (Kruise `isDaemonPodAvailable`):

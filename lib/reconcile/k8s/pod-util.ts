@@ -15,8 +15,17 @@ import {
 } from './types.js';
 
 /** Returns the pod's Ready condition, if it has one. */
-export const getPodReadyCondition = (pod: Pod) =>
-  pod.status?.conditions?.find((c) => c.type === 'Ready');
+export const getPodReadyCondition = (pod: Pod) => getPodCondition(pod, 'Ready');
+
+/** Upstream `podutil.GetPodCondition`: the pod's condition of `type`. */
+export const getPodCondition = (pod: Pod, type: string) =>
+  pod.status?.conditions?.find((c) => c.type === type);
+
+/** Returns whether the pod carries the readiness gate of `conditionType`. */
+export const hasReadinessGate = (pod: Pod, conditionType: string): boolean =>
+  (pod.spec?.readinessGates ?? []).some(
+    (g) => g.conditionType === conditionType
+  );
 
 /** Returns whether the pod's Ready condition is True. */
 export const isPodReady = (pod: Pod): boolean =>

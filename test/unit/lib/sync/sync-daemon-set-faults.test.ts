@@ -163,6 +163,26 @@ describe('syncDaemonSet when ports fail', () => {
       expect(error?.message).toMatch(/vanished during status update/);
     });
 
+    it('writes the observedGeneration it synced, not the newer one a retry reads (storeDaemonSetStatus)', async () => {
+      // Prepare: the spec changes (generation 2) while the first write fails.
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 1);
+      h.cluster.statusFailures = 1;
+      h.cluster.freshDaemonSet = (stored) => {
+        const newer = structuredClone(stored);
+        if (newer?.metadata) newer.metadata.generation = 2;
+        return newer;
+      };
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeUndefined();
+      expect(h.cluster.statusUpdates.at(-1)?.status?.observedGeneration).toBe(
+        1
+      );
+    });
+
     it('reports the sync error when both the sync and the status write fail', async () => {
       // Prepare
       const h = newHarness();
