@@ -209,6 +209,27 @@ describe('syncDaemonSet (own kind)', () => {
     });
   });
 
+  describe('with NotReady nodes (Kruise daemonset_node_filter_test.go)', () => {
+    it('TestDaemonSetIgnoreNotReadyNodesWhenUpdating: node readiness does not hold the rollout back', async () => {
+      // Prepare: 3 nodes NotReady, every pod Ready, maxUnavailable 2.
+      const ds = advancedDaemonSet({});
+      ds.apiVersion = ADVANCED_DAEMON_SET.apiVersion;
+      ds.kind = ADVANCED_DAEMON_SET.kind;
+      const rollingUpdate = ds.spec?.updateStrategy?.rollingUpdate;
+      if (rollingUpdate) rollingUpdate.maxUnavailable = 2;
+      const h = await launch(ds, 3);
+      for (const node of h.cluster.nodes) {
+        node.status = {
+          conditions: [{ type: 'Ready', status: 'False' }],
+        };
+      }
+      setImage(h, ds, 'foo2/bar2');
+      // Act / Assess: delete 2, then create 2.
+      await step(h, ds, 0, 2);
+      await step(h, ds, 2, 0);
+    });
+  });
+
   describe('with a preDelete hook', () => {
     const HOOK = { 'example.com/hook': 'true' };
 
