@@ -96,12 +96,14 @@ export class ResourceWatch<T extends KubeObject> {
           AbortSignal.any([signal, idle.signal])
         );
         for await (const { type, object } of stream) {
-          idle.reset();
+          // Silence is the stream's, not our handler's: paused meanwhile.
+          idle.stop();
           this.lastActivityMs = this.#o.clock.now();
           if (type !== 'BOOKMARK' && type !== 'ERROR') {
             await this.#o.onEvent(type, object);
             this.events++;
           }
+          idle.reset();
           const rv = object.metadata?.resourceVersion;
           if (rv) this.resourceVersion = rv;
           retryMs = RETRY_INITIAL_MS;

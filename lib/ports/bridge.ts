@@ -37,8 +37,8 @@ export interface BridgeLeaseStore {
   ): Promise<{ resyncRequested: boolean }>;
   /**
    * Asks the cluster's bridge to queue every DaemonSet again (after an
-   * unfence): the running bridge does at its next checkpoint, a new one as it
-   * starts (`acquire` then returns `resyncAtMs: '0'`).
+   * unfence): the bridge that holds the lease, or the next one to take it,
+   * does at its next checkpoint (every run ends with one).
    */
   requestResync(cluster: string): Promise<void>;
   /**

@@ -153,9 +153,10 @@ export const withInvalidSpec = (
   ds: DaemonSet,
   message: string,
   nowIso: string,
-  observedGeneration = ds.metadata?.generation ?? 0
+  judgedGeneration = ds.metadata?.generation
 ): DaemonSet | undefined => {
   const current = invalidSpecCondition(ds);
+  const observedGeneration = judgedGeneration ?? 0;
   if (
     current?.status === 'True' &&
     current.message === message &&

@@ -82,7 +82,7 @@ export const reportInvalidSpec = async (
   const message = errors.join('; ');
   const now = rfc3339(ctx.deps.clock.now());
   // The generation the errors were found in, whatever a retry reads.
-  const judged = ctx.ds.metadata?.generation ?? 0;
+  const judged = ctx.ds.metadata?.generation;
   const build = (ds: DaemonSet) => withInvalidSpec(ds, message, now, judged);
   if (build(ctx.ds) === undefined) return;
   await ctx.deps.events.record(

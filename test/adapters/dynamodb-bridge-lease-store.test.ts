@@ -244,30 +244,27 @@ describe('DynamoBridgeLeaseStore', () => {
       ]);
     });
 
-    it('makes the next bridge start with a resync, also on a cluster never bridged', async () => {
+    it('keeps a request for the next bridge, also on a cluster never bridged', async () => {
       // Prepare
       const { store } = newStore();
       const bridged = newCluster();
       const never = newCluster();
       await store.acquire(bridged, 'a', TTL_MS);
-      await store.checkpoint(
-        bridged,
-        'a',
-        { pods: '9', resyncAtMs: '123' },
-        TTL_MS
-      );
+      await store.checkpoint(bridged, 'a', { pods: '9' }, TTL_MS);
       await store.release(bridged, 'a');
       // Act
       await store.requestResync(bridged);
       await store.requestResync(never);
-      // Assess
-      expect(await store.acquire(bridged, 'b', TTL_MS)).toEqual({
-        pods: '9',
-        resyncAtMs: '0',
-      });
-      expect(await store.acquire(never, 'b', TTL_MS)).toEqual({
-        resyncAtMs: '0',
-      });
+      // Assess: the next holder gets its bookmarks, and the request at its
+      // first checkpoint.
+      expect(await store.acquire(bridged, 'b', TTL_MS)).toEqual({ pods: '9' });
+      expect(
+        await store.checkpoint(bridged, 'b', { pods: '10' }, TTL_MS)
+      ).toEqual({ resyncRequested: true });
+      expect(await store.acquire(never, 'b', TTL_MS)).toEqual({});
+      expect(await store.checkpoint(never, 'b', { pods: '1' }, TTL_MS)).toEqual(
+        { resyncRequested: true }
+      );
     });
   });
 

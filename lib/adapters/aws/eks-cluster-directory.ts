@@ -36,21 +36,30 @@ export class EksClusterDirectory {
   }
 
   /**
-   * Returns the cluster's endpoint and CA; with `auth.roleArn`, asked as
-   * that role (the cluster may live in another account).
+   * Returns the cluster's endpoint and CA (`fresh`: asked now, not from the
+   * hour's cache); with `auth.roleArn`, asked as that role (the cluster may
+   * live in another account).
    *
    * @throws AwsCallError when EKS cannot be asked or knows no such cluster.
    */
-  describe(auth: EksAuth, clusterId: string): Promise<EksClusterTarget> {
+  describe(
+    auth: EksAuth,
+    clusterId: string,
+    fresh = false
+  ): Promise<EksClusterTarget> {
     const now = this.#o.clock.now();
     const cached = this.#cache.get(clusterId);
-    if (cached !== undefined && now - cached.atMs < TARGET_TTL_MS) {
+    if (!fresh && cached !== undefined && now - cached.atMs < TARGET_TTL_MS) {
       return cached.target;
     }
     const target = this.#ask(auth, clusterId);
     this.#cache.set(clusterId, { target, atMs: now });
-    // A failed answer is not kept.
-    target.catch(() => this.#cache.delete(clusterId));
+    // A failed answer is not kept (unless a newer one replaced it).
+    target.catch(() => {
+      if (this.#cache.get(clusterId)?.target === target) {
+        this.#cache.delete(clusterId);
+      }
+    });
     return target;
   }
 

@@ -71,11 +71,7 @@ export class DynamoBridgeLeaseStore
       },
       returnValues: 'ALL_NEW',
     });
-    if (!outcome.ok) return undefined;
-    const versions = toResourceVersions(outcome.attributes);
-    return outcome.attributes?.resyncRequested?.BOOL
-      ? { ...versions, resyncAtMs: '0' }
-      : versions;
+    return outcome.ok ? toResourceVersions(outcome.attributes) : undefined;
   }
 
   async forget(cluster: string): Promise<void> {

@@ -49,7 +49,8 @@ export interface ClusterConnectorOptions {
   eksTargets?: {
     describe(
       auth: Extract<ClusterRecord['auth'], { type: 'eks' }>,
-      clusterId: string
+      clusterId: string,
+      fresh?: boolean
     ): Promise<EksClusterTarget>;
   };
 }
@@ -102,11 +103,15 @@ export class ClusterConnector {
       }
       // The token goes only where EKS says the cluster is: a record whose
       // endpoint or CA was changed in the table is refused, not followed.
-      const target = await eksTargets.describe(auth, record.id);
-      if (
-        trimUrl(target.endpoint) !== trimUrl(record.endpoint) ||
-        target.caData.trim() !== record.caData.trim()
-      ) {
+      const matches = (t: EksClusterTarget) =>
+        trimUrl(t.endpoint) === trimUrl(record.endpoint) &&
+        t.caData.trim() === record.caData.trim();
+      let target = await eksTargets.describe(auth, record.id);
+      // A remembered answer may predate a rebuild the record follows.
+      if (!matches(target)) {
+        target = await eksTargets.describe(auth, record.id, true);
+      }
+      if (!matches(target)) {
         throw new ClusterCredentialError(
           `cluster ${record.id}: the registered endpoint or CA differs from what EKS reports for ${auth.clusterName} (${target.endpoint}); nothing was sent. Re-register it if the cluster was rebuilt`
         );

@@ -62,9 +62,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
       ...(lease?.resyncRequested ? { resyncRequested: true } : {}),
     });
-    return lease?.resyncRequested
-      ? { ...resourceVersions, resyncAtMs: '0' }
-      : { ...resourceVersions };
+    return { ...resourceVersions };
   }
 
   /** Forgets the cluster's lease and bookmarks. */

@@ -21,7 +21,11 @@ type Script = (
 const runWatch = async (
   script: Script,
   stopWhen: (events: readonly string[]) => boolean,
-  extra: { onGone?: () => Promise<string>; idleTimeoutMs?: number } = {}
+  extra: {
+    onGone?: () => Promise<string>;
+    idleTimeoutMs?: number;
+    handlerMs?: number;
+  } = {}
 ) => {
   const events: string[] = [];
   const opened: string[] = [];
@@ -35,6 +39,9 @@ const runWatch = async (
         return script(rv, signal);
       },
       onEvent: async (type, obj) => {
+        if (extra.handlerMs) {
+          await new Promise((r) => setTimeout(r, extra.handlerMs));
+        }
         events.push(`${type} ${obj.metadata?.name}`);
         if (stopWhen(events)) stop.abort();
       },
@@ -138,5 +145,25 @@ describe('ResourceWatch', () => {
     // Assess
     expect(opened).toEqual(['100']);
     expect(watch.resourceVersion).toBe('111');
+  });
+
+  it('does not count a slow handler as the stream’s silence', async () => {
+    // Prepare: each event takes the handler 3 × the idle limit.
+    const script: Script = async function* (rv, signal) {
+      if (rv === '100') yield event('p1', '101');
+      // A stream the watchdog cut ends here (and is reopened from 101).
+      await new Promise((r) => setTimeout(r, 10));
+      if (signal.aborted) return;
+      yield event('p2', '102');
+    };
+    // Act
+    const { opened, events } = await runWatch(
+      script,
+      (seen) => seen.length === 2,
+      { idleTimeoutMs: 100, handlerMs: 300 }
+    );
+    // Assess
+    expect(opened).toEqual(['100']);
+    expect(events).toEqual(['MODIFIED p1', 'MODIFIED p2']);
   });
 });

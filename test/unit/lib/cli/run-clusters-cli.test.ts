@@ -511,8 +511,9 @@ describe('runClustersCli', () => {
     );
     expect(second.stdout).toContain('cluster prod was not fenced');
     expect(await ownership.getFence('prod')).toBeUndefined();
-    expect(await leases.acquire('prod', 'bridge', 60_000)).toEqual({
-      resyncAtMs: '0',
+    await leases.acquire('prod', 'bridge', 60_000);
+    expect(await leases.checkpoint('prod', 'bridge', {}, 60_000)).toEqual({
+      resyncRequested: true,
     });
   });
 

@@ -11,7 +11,7 @@ const auth = { type: 'eks' as const, clusterName: 'prod', region: 'eu-west-1' };
 describe('EksClusterDirectory', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('returns what DescribeCluster reports, asking once an hour', async () => {
+  it('returns what DescribeCluster reports, asking once an hour or when asked for a fresh answer', async () => {
     // Prepare
     const send = vi
       .spyOn(EKSClient.prototype, 'send')
@@ -31,12 +31,13 @@ describe('EksClusterDirectory', () => {
     await directory.describe(auth, 'prod');
     clock.step(60 * 60_000);
     await directory.describe(auth, 'prod');
+    await directory.describe(auth, 'prod', true);
     // Assess
     expect(first).toEqual({
       endpoint: 'https://x.eks.amazonaws.com',
       caData: 'Q0E=',
     });
-    expect(send).toHaveBeenCalledTimes(2);
+    expect(send).toHaveBeenCalledTimes(3);
   });
 
   it('reports a cluster EKS does not know as an AwsCallError, and asks again next time', async () => {

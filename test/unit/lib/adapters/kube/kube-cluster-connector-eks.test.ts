@@ -33,8 +33,8 @@ const connectorAsking = () => {
       send: async (c: unknown) => stsCalls.push(c),
     } as unknown as STSClient,
     eksTargets: {
-      describe: async (auth) => {
-        asked.push(auth.clusterName);
+      describe: async (auth, _id, fresh) => {
+        asked.push(`${auth.clusterName}${fresh ? ' (fresh)' : ''}`);
         return { endpoint: `${REAL}/`, caData: realCa };
       },
     },
@@ -52,8 +52,8 @@ describe('ClusterConnector with EKS records', () => {
     const error = await connector
       .connect(record('https://attacker.example.com', realCa))
       .catch((e: unknown) => e);
-    // Assess
-    expect(asked).toEqual(['prod']);
+    // Assess: the remembered answer, then a fresh one, both refuse it.
+    expect(asked).toEqual(['prod', 'prod (fresh)']);
     expect(error).toBeInstanceOf(ClusterCredentialError);
     expect((error as Error).message).toContain(
       'the registered endpoint or CA differs from what EKS reports for prod'
@@ -79,6 +79,27 @@ describe('ClusterConnector with EKS records', () => {
     const connection = await connector.connect(record(REAL, realCa));
     // Assess
     expect(connection.watch).toBeDefined();
+    connection.close();
+  });
+
+  it('asks EKS afresh before refusing, so a cluster rebuilt within the hour connects', async () => {
+    // Prepare: the remembered answer predates the rebuild.
+    const answers = [
+      { endpoint: 'https://OLD.eks.amazonaws.com', caData: realCa },
+      { endpoint: REAL, caData: realCa },
+    ];
+    const connector = new ClusterConnector({
+      sts: {} as STSClient,
+      eksTargets: {
+        describe: async () => answers.shift() ?? { endpoint: '', caData: '' },
+      },
+      clock: new FakeClock(),
+      logger: new FakeLogger(),
+    });
+    // Act
+    const connection = await connector.connect(record(REAL, realCa));
+    // Assess
+    expect(answers).toHaveLength(0);
     connection.close();
   });
 
