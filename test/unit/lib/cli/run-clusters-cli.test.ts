@@ -7,6 +7,7 @@ import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
+import type { CheckConnection } from '#lib/cli/check-cluster.js';
 import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
 import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
@@ -28,6 +29,17 @@ contexts:
   context: { cluster: c, user: u }
 current-context: c
 `;
+
+/** A cluster's probe answering every question of a check, but `overrides`. */
+const answering = (
+  overrides: Partial<CheckConnection['probe']> = {}
+): CheckConnection['probe'] => ({
+  version: async () => 'v1.36.3',
+  whoAmI: async () => 'admin',
+  canI: async () => true,
+  daemonSetStatusManagers: async () => [],
+  ...overrides,
+});
 
 describe('runClustersCli', () => {
   let dir: string;
@@ -130,15 +142,12 @@ describe('runClustersCli', () => {
       const clusterWithStatusManagers = (managers: string[]) => {
         const probed: string[] = [];
         deps.connect = async () => ({
-          probe: {
-            version: async () => 'v1.36.3',
-            whoAmI: async () => 'admin',
-            canI: async () => true,
+          probe: answering({
             daemonSetStatusManagers: async () => {
               probed.push('daemonSetStatusManagers');
               return [{ daemonSet: 'kube-system/kube-proxy', managers }];
             },
-          },
+          }),
           close: () => undefined,
         });
         return probed;
@@ -200,12 +209,9 @@ describe('runClustersCli', () => {
         // Prepare
         let closed = 0;
         deps.connect = async () => ({
-          probe: {
-            version: async () => 'v1.36.3',
-            whoAmI: async () => 'admin',
-            canI: async () => true,
+          probe: answering({
             daemonSetStatusManagers: () => new Promise<never>(() => undefined),
-          },
+          }),
           close: () => {
             closed++;
           },
@@ -223,14 +229,11 @@ describe('runClustersCli', () => {
       it('warns, and still adds, when the probe fails', async () => {
         // Prepare
         deps.connect = async () => ({
-          probe: {
-            version: async () => 'v1.36.3',
-            whoAmI: async () => 'admin',
-            canI: async () => true,
+          probe: answering({
             daemonSetStatusManagers: async () => {
               throw new Error('forbidden: list daemonsets');
             },
-          },
+          }),
           close: () => undefined,
         });
         // Act
@@ -522,12 +525,7 @@ describe('runClustersCli', () => {
     await addLocal('prod', '--skip-check');
     await ownership.fence('prod', 'kube-controller-manager is running');
     deps.connect = async () => ({
-      probe: {
-        version: async () => 'v1.36.3',
-        whoAmI: async () => 'reconciler',
-        canI: async () => true,
-        daemonSetStatusManagers: async () => [],
-      },
+      probe: answering(),
       close: () => undefined,
     });
     // Act
