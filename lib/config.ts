@@ -22,6 +22,12 @@ export interface Config {
   bridgeEconomySeconds: number;
   /** Bridge: every DaemonSet is enqueued again this often (resync). */
   bridgeResyncSeconds: number;
+  /** Bridge: watch-mode clusters one invocation bridges at most. */
+  bridgeClustersPerTurn: number;
+  /** Bridge: nodes (summed over its clusters) one invocation bridges at most. */
+  bridgeNodesPerTurn: number;
+  /** Dispatcher: the bridge functions it launches turns on. */
+  bridgeFunctions?: { watch: string; economy: string };
   /**
    * This deployment's id (`<service>-<stage>-<region>`): its field manager
    * on the clusters, so another deployment's writes count as a rival's.
@@ -52,15 +58,19 @@ export const loadConfig = (env: Env = process.env): Config => {
     if (!v) problems.push(`${name} is not set`);
     return v ?? '';
   };
-  const seconds = (name: string, fallback: number, max: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const v = Number(raw);
-    if (!Number.isInteger(v) || v < 1 || v > max) {
-      problems.push(`${name} must be a whole number of seconds in 1..${max}`);
-    }
-    return v;
-  };
+  const whole =
+    (unit: string) =>
+    (name: string, fallback: number, max: number): number => {
+      const raw = env[name]?.trim();
+      if (!raw) return fallback;
+      const v = Number(raw);
+      if (!Number.isInteger(v) || v < 1 || v > max) {
+        problems.push(`${name} must be a whole number${unit} in 1..${max}`);
+      }
+      return v;
+    };
+  const seconds = whole(' of seconds');
+  const count = whole('');
   const flag = (name: string): boolean => {
     const raw = env[name]?.trim().toLowerCase() ?? '';
     if (!['', 'true', 'false'].includes(raw)) {
@@ -80,7 +90,10 @@ export const loadConfig = (env: Env = process.env): Config => {
     bridgeWatchSeconds: seconds('BRIDGE_WATCH_SECONDS', 840, 900),
     bridgeEconomySeconds: seconds('BRIDGE_ECONOMY_SECONDS', 20, 900),
     bridgeResyncSeconds: seconds('BRIDGE_RESYNC_SECONDS', 3_600, 86_400),
+    bridgeClustersPerTurn: count('BRIDGE_CLUSTERS_PER_TURN', 10, 100),
+    bridgeNodesPerTurn: count('BRIDGE_NODES_PER_TURN', 5_000, 1_000_000),
     perClusterMetrics: flag('PER_CLUSTER_METRICS'),
+    ...bridgeFunctions(env, problems),
     ...(env.DEPLOYMENT_ID?.trim()
       ? { deploymentId: env.DEPLOYMENT_ID.trim() }
       : {}),
@@ -90,4 +103,20 @@ export const loadConfig = (env: Env = process.env): Config => {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+};
+
+/** Both bridge function names, or neither (only the dispatcher has them). */
+const bridgeFunctions = (
+  env: Env,
+  problems: string[]
+): Pick<Config, 'bridgeFunctions'> => {
+  const watch = env.BRIDGE_WATCH_FUNCTION?.trim() ?? '';
+  const economy = env.BRIDGE_ECONOMY_FUNCTION?.trim() ?? '';
+  if (!watch && !economy) return {};
+  if (!watch || !economy) {
+    problems.push(
+      'BRIDGE_WATCH_FUNCTION and BRIDGE_ECONOMY_FUNCTION are set together'
+    );
+  }
+  return { bridgeFunctions: { watch, economy } };
 };

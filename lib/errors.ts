@@ -151,3 +151,11 @@ export class RequestBudgetExhaustedError extends ReconcilerError {
     this.name = 'RequestBudgetExhaustedError';
   }
 }
+
+/** A bridge invocation's event is not a bridge turn: nothing runs. */
+export class InvalidBridgeTurnError extends TerminalError {
+  constructor(problem: string) {
+    super(`invalid bridge turn: ${problem}`);
+    this.name = 'InvalidBridgeTurnError';
+  }
+}

@@ -1,17 +1,20 @@
 /**
- * One scheduled invocation of the watch-bridge: every registered cluster
- * whose lease this invocation can take gets its own bridge run, all at once
- * and each on its own — a cluster that cannot be reached, times out or
- * rejects credentials fails alone (logged, reported), never delaying the
- * others. Watch-mode clusters are watched until shortly before the function
- * times out; economy-mode clusters are drained and left.
+ * One invocation of the bridge function: the turn the dispatcher launched,
+ * a few clusters at most (one, in economy mode). Each cluster's run is on
+ * its own — a cluster that cannot be reached, times out, rejects
+ * credentials or was removed meanwhile fails alone (logged, reported),
+ * never delaying the others. A run stops at its turn's end, or shortly
+ * before the function times out, whichever comes first.
  */
+import { InvalidClusterRecordError } from '../cluster/record.js';
 import { toError } from '../errors.js';
 import { withFields } from '../logging.js';
 import type {
   BridgeLeaseStore,
+  BridgeTurn,
   Clock,
   ClusterConnection,
+  ClusterRecord,
   ClusterRegistry,
   ConnectCluster,
   ExpectationsStore,
@@ -30,7 +33,7 @@ export const BRIDGE_STOP_MARGIN_MS = 20_000;
 
 /** What a bridge invocation needs. */
 export interface BridgeInvocationDeps {
-  registry: ClusterRegistry;
+  registry: Pick<ClusterRegistry, 'get'>;
   connect: ConnectCluster;
   queue: WorkQueue;
   expectations: ExpectationsStore;
@@ -46,8 +49,6 @@ export interface BridgeInvocationOptions {
   invocationId: string;
   /** Milliseconds left before the function times out. */
   remainingMs: number;
-  watchSeconds: number;
-  economySeconds: number;
   resyncSeconds: number;
   /** Lease duration (default: the bridge's); tests shorten it. */
   leaseTtlMs?: number;
@@ -55,51 +56,55 @@ export interface BridgeInvocationOptions {
   signal?: AbortSignal;
 }
 
-/** One cluster's outcome, failures and invalid registry items included. */
+/** One cluster's outcome, failures and invalid or missing records included. */
 export type ClusterRunResult =
   | ClusterBridgeReport
   | { cluster: string; outcome: 'failed'; error: string }
-  | { cluster: string; outcome: 'invalid-record'; error: string };
+  | { cluster: string; outcome: 'invalid-record'; error: string }
+  | { cluster: string; outcome: 'unregistered' };
 
-/** Runs the bridge of every registered cluster; never throws for one cluster. */
-export const runBridgeInvocation = async (
+/** Runs the turn's clusters at once; never throws for one cluster. */
+export const runBridgeTurn = async (
   deps: BridgeInvocationDeps,
+  turn: BridgeTurn,
   opts: BridgeInvocationOptions
 ): Promise<ClusterRunResult[]> => {
-  const started = deps.clock.now();
-  const latestStop = started + opts.remainingMs - BRIDGE_STOP_MARGIN_MS;
-  const { records, invalid } = await deps.registry.list();
-  // A bad item is skipped, logged and counted; the others run.
-  const skipped = invalid.map((item): ClusterRunResult => {
-    deps.logger.error('invalid cluster record skipped', {
-      record: item.key,
-      error: item.error,
-      invalidRecords: invalid.length,
-    });
-    return { cluster: item.key, outcome: 'invalid-record', error: item.error };
-  });
-  const runs = await Promise.all(
-    records.map(async (record): Promise<ClusterRunResult> => {
-      const logger = withFields(deps.logger, { cluster: record.id });
-      const seconds =
-        record.bridgeMode === 'watch' ? opts.watchSeconds : opts.economySeconds;
-      const deadlineMs = Math.min(latestStop, started + seconds * 1_000);
+  const latestStop =
+    deps.clock.now() + opts.remainingMs - BRIDGE_STOP_MARGIN_MS;
+  return Promise.all(
+    turn.clusters.map(async (part): Promise<ClusterRunResult> => {
+      const { cluster } = part;
+      const logger = withFields(deps.logger, { cluster });
       let connection: ClusterConnection | undefined;
       try {
+        const record = await readRecord(deps, cluster);
+        if (typeof record === 'string') {
+          logger.error('invalid cluster record; not bridged', {
+            error: record,
+          });
+          return { cluster, outcome: 'invalid-record', error: record };
+        }
+        if (record === undefined) {
+          logger.info('cluster no longer registered; not bridged');
+          return { cluster, outcome: 'unregistered' };
+        }
         connection = await deps.connect(record);
         const report = await runClusterBridge(
           {
             ...deps,
-            cluster: record.id,
+            cluster,
             ownerKind: ownedKind(record.ownership).kind,
             watch: connection.watch,
             holder: opts.invocationId,
             logger,
           },
           {
+            // The record's mode, not the turn's: a switch made since the
+            // launch applies from this run on.
             mode: record.bridgeMode,
-            deadlineMs,
+            deadlineMs: Math.min(latestStop, part.stopAtMs),
             resyncEveryMs: opts.resyncSeconds * 1_000,
+            ...(part.after ? { after: part.after } : {}),
             ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
             ...(opts.signal ? { signal: opts.signal } : {}),
           }
@@ -109,11 +114,28 @@ export const runBridgeInvocation = async (
       } catch (e) {
         const error = toError(e).message;
         logger.error('bridge run failed', { error });
-        return { cluster: record.id, outcome: 'failed', error };
+        // The dispatcher backs the cluster off instead of relaunching it
+        // at every tick.
+        await deps.leases
+          .recordFailure(cluster, opts.invocationId)
+          .catch(() => undefined);
+        return { cluster, outcome: 'failed', error };
       } finally {
         connection?.close();
       }
     })
   );
-  return [...skipped, ...runs];
+};
+
+/** Returns the cluster's record, undefined when gone, or why it is invalid. */
+const readRecord = async (
+  deps: BridgeInvocationDeps,
+  cluster: string
+): Promise<ClusterRecord | undefined | string> => {
+  try {
+    return await deps.registry.get(cluster);
+  } catch (e) {
+    if (e instanceof InvalidClusterRecordError) return e.message;
+    throw e;
+  }
 };

@@ -12,6 +12,7 @@ import { LeaseLostError } from '../errors.js';
 import type {
   BridgeLeaseStore,
   Clock,
+  ClusterTurn,
   ClusterWatch,
   ExpectationsStore,
   Logger,
@@ -22,6 +23,7 @@ import type {
 import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, RESOURCES } from './cluster-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
+import { takeLease } from './take-lease.js';
 
 /** A dead bridge's cluster is taken over within this time. */
 export const LEASE_TTL_MS = 60_000;
@@ -51,6 +53,8 @@ export interface ClusterBridgeOptions {
   mode: 'watch' | 'economy';
   /** Wall time by which the run must have checkpointed. */
   deadlineMs: number;
+  /** A hand-over: the run this one succeeds (it waits for that run's end). */
+  after?: ClusterTurn['after'];
   /** Every DaemonSet is queued again this often. */
   resyncEveryMs: number;
   /** Lease duration (default LEASE_TTL_MS); tests shorten it. */
@@ -72,7 +76,12 @@ export const runClusterBridge = async (
 ): Promise<ClusterBridgeReport> => {
   const { cluster, holder, leases } = deps;
   const ttl = opts.leaseTtlMs ?? LEASE_TTL_MS;
-  const stored = await leases.acquire(cluster, holder, ttl);
+  const stored = await takeLease(deps, {
+    ttlMs: ttl,
+    runUntilMs: opts.deadlineMs,
+    ...(opts.after ? { after: opts.after } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   if (stored === undefined)
     return { cluster, outcome: 'lease-held', events: 0 };
   const run = new BridgeRun(deps, opts);
@@ -235,7 +244,8 @@ class BridgeRun {
       this.#d.cluster,
       this.#d.holder,
       versions,
-      this.#o.leaseTtlMs ?? LEASE_TTL_MS
+      this.#o.leaseTtlMs ?? LEASE_TTL_MS,
+      { nodes: this.#events.nodeCount() }
     );
   }
 }

@@ -79,6 +79,11 @@ export class ClusterEvents {
     return this.#index.size > 0;
   }
 
+  /** Returns how many nodes the index holds (the cluster's size). */
+  nodeCount(): number {
+    return this.#index.size;
+  }
+
   /** Handles one event of `resource`. */
   onEvent(
     resource: WatchedResource,

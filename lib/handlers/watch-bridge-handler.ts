@@ -1,9 +1,9 @@
 /**
- * The watch-bridge function's handler, run every minute by a schedule: one
- * bridge run per registered cluster whose lease it can take (watch-mode
- * clusters until shortly before the timeout, economy-mode clusters until
- * drained). Returns each cluster's outcome; one cluster's failure never fails
- * the invocation.
+ * The bridge function's handler (watch and economy functions alike): runs
+ * the turn the dispatcher launched it with — its clusters' bridge runs, at
+ * once and each on its own. Returns each cluster's outcome; one cluster's
+ * failure never fails the invocation, and an event that is not a turn fails
+ * it at once with one clear line.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -14,17 +14,15 @@ import type { Context } from 'aws-lambda';
 import {
   type BridgeInvocationDeps,
   type ClusterRunResult,
-  runBridgeInvocation,
+  runBridgeTurn,
 } from '../bridge/bridge-invocation.js';
+import { parseBridgeTurn } from '../bridge/bridge-turn.js';
 import type { Config } from '../config.js';
 
-/** Returns the middy handler of the watch-bridge function. */
+/** Returns the middy handler of the bridge functions. */
 export const createWatchBridgeHandler = (o: {
   bridge: BridgeInvocationDeps;
-  config: Pick<
-    Config,
-    'bridgeWatchSeconds' | 'bridgeEconomySeconds' | 'bridgeResyncSeconds'
-  >;
+  config: Pick<Config, 'bridgeResyncSeconds'>;
   logger: Logger;
   /** Fleet-wide bridge metrics (runs, failures, invalid records, events). */
   metrics?: Metrics;
@@ -33,12 +31,11 @@ export const createWatchBridgeHandler = (o: {
   signal?: AbortSignal;
 }) => {
   const handler = middy(
-    async (_event: unknown, context: Context): Promise<ClusterRunResult[]> => {
-      const results = await runBridgeInvocation(o.bridge, {
+    async (event: unknown, context: Context): Promise<ClusterRunResult[]> => {
+      const turn = parseBridgeTurn(event);
+      const results = await runBridgeTurn(o.bridge, turn, {
         invocationId: context.awsRequestId,
         remainingMs: context.getRemainingTimeInMillis(),
-        watchSeconds: o.config.bridgeWatchSeconds,
-        economySeconds: o.config.bridgeEconomySeconds,
         resyncSeconds: o.config.bridgeResyncSeconds,
         ...(o.leaseTtlMs ? { leaseTtlMs: o.leaseTtlMs } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
@@ -53,8 +50,8 @@ export const createWatchBridgeHandler = (o: {
 /**
  * Counts one invocation's cluster runs: BridgeRuns (ran to the end),
  * BridgeFailures (a cluster's run failed: unreachable, credentials…),
- * InvalidClusterRecords (skipped registry items), BridgeEvents (handled).
- * Fleet-wide: which cluster is in each run's log line.
+ * InvalidClusterRecords (a record that fails validation), BridgeEvents
+ * (handled). Fleet-wide: which cluster is in each run's log line.
  */
 export const recordBridgeMetrics = (
   metrics: Metrics,

@@ -5,6 +5,8 @@
  */
 
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { repositoryFile } from './repository-file.js';
 
 const SCRIPT = repositoryFile(
@@ -22,4 +24,21 @@ export const ensureBinaries = (): string => {
   const dir = out.trim().split('\n').at(-1);
   if (!dir) throw new Error('build-binaries.sh printed no directory');
   return dir;
+};
+
+/** Throws naming the first test-bed binary missing from `binDir`. */
+export const requireBinaries = (binDir: string): void => {
+  for (const b of [
+    'etcd',
+    'kube-apiserver',
+    'kube-scheduler',
+    'kube-controller-manager',
+    'kwok',
+  ]) {
+    if (!existsSync(path.join(binDir, b))) {
+      throw new Error(
+        `test bed: ${b} missing in ${binDir}; run lib/local-cluster/build-binaries.sh`
+      );
+    }
+  }
 };

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { requireBinaries } from './binaries.js';
 import { kubeconfigYaml, schedulerConfigYaml } from './config-files.js';
 import {
   type Component,
@@ -45,6 +46,12 @@ export interface ControlPlaneOptions {
   baseDir?: string;
   /** Keep the run directory after stop (logs for debugging). */
   keepWorkDir?: boolean;
+  /**
+   * Another cluster on a running control plane's etcd, under its own key
+   * prefix (the fleet bench: many API servers, one etcd), and without the
+   * support controllers.
+   */
+  sharedEtcd?: { clientPort: number; prefix: string };
 }
 
 /** A running local control plane. */
@@ -52,6 +59,9 @@ export class ControlPlane {
   readonly #components = new Map<string, Component>();
   /** Every TCP port a component was told to listen on. */
   readonly ports: number[] = [];
+
+  /** The etcd client port (shared by tenants started with `sharedEtcd`). */
+  etcdClientPort = 0;
 
   private constructor(
     readonly options: ControlPlaneOptions,
@@ -63,19 +73,7 @@ export class ControlPlane {
 
   /** Starts every component and waits until the API server is ready. */
   static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
-    for (const b of [
-      'etcd',
-      'kube-apiserver',
-      'kube-scheduler',
-      'kube-controller-manager',
-      'kwok',
-    ]) {
-      if (!existsSync(path.join(options.binDir, b))) {
-        throw new Error(
-          `test bed: ${b} missing in ${options.binDir}; run lib/local-cluster/build-binaries.sh`
-        );
-      }
-    }
+    requireBinaries(options.binDir);
     const workDir = mkdtempSync(
       path.join(options.baseDir ?? tmpdir(), 'dsr-cp-')
     );
@@ -95,11 +93,13 @@ export class ControlPlane {
       path.join(workDir, 'kubeconfig')
     );
     cp.ports.push(etcdClient, etcdPeer, apiPort);
+    const shared = options.sharedEtcd;
+    cp.etcdClientPort = shared?.clientPort ?? etcdClient;
     try {
-      await cp.#startEtcd(etcdClient, etcdPeer);
-      await cp.#startApiServer(etcdClient, apiPort);
+      if (!shared) await cp.#startEtcd(etcdClient, etcdPeer);
+      await cp.#startApiServer(cp.etcdClientPort, apiPort, shared?.prefix);
       await cp.#startScheduler();
-      await cp.#startSupportControllers();
+      if (!shared) await cp.#startSupportControllers();
       cp.#start('kwok', [
         `--kubeconfig=${cp.kubeconfigPath}`,
         `--config=${STAGES}`,
@@ -150,7 +150,11 @@ export class ControlPlane {
     );
   }
 
-  async #startApiServer(etcdPort: number, apiPort: number): Promise<void> {
+  async #startApiServer(
+    etcdPort: number,
+    apiPort: number,
+    etcdPrefix = '/registry'
+  ): Promise<void> {
     writeFileSync(
       path.join(this.workDir, 'tokens.csv'),
       `${this.token},dsr-admin,dsr-admin,system:masters\n`,
@@ -166,6 +170,7 @@ export class ControlPlane {
     const certDir = path.join(this.workDir, 'certs');
     this.#start('kube-apiserver', [
       `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+      `--etcd-prefix=${etcdPrefix}`,
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
       `--secure-port=${apiPort}`,

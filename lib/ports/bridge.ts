@@ -15,26 +15,54 @@ export type ResourceVersions = Readonly<Record<string, string>>;
  */
 export interface BridgeLeaseStore {
   /**
-   * Takes or renews the cluster's lease for `holder` until now + `ttlMs`;
-   * returns the stored resourceVersions, or undefined when another holder's
-   * lease has not expired.
+   * Takes or renews the cluster's lease for `holder` until now + `ttlMs`,
+   * noting when the run means to stop (`runUntilMs`, what the dispatcher
+   * times the successor by) and ending any take-over claim; returns the
+   * stored resourceVersions, or undefined when another holder's lease has
+   * not expired.
    */
   acquire(
     cluster: string,
     holder: string,
-    ttlMs: number
+    ttlMs: number,
+    runUntilMs?: number
   ): Promise<ResourceVersions | undefined>;
   /**
-   * Stores resourceVersions and extends the lease; throws LeaseLostError when
-   * `holder` no longer holds it. Takes a pending resync request: true when
-   * one was made since the last checkpoint (the caller queues every key).
+   * Stores resourceVersions (and the cluster's size) and extends the lease;
+   * throws LeaseLostError when `holder` no longer holds it. Takes a pending
+   * resync request: true when one was made since the last checkpoint (the
+   * caller queues every key).
    */
   checkpoint(
     cluster: string,
     holder: string,
     resourceVersions: ResourceVersions,
-    ttlMs: number
+    ttlMs: number,
+    size?: ClusterSize
   ): Promise<{ resyncRequested: boolean }>;
+  /**
+   * Notes that `holder`'s run of the cluster failed (unreachable,
+   * credentials, RBAC): the dispatcher backs the cluster's bridge off,
+   * doubling; the next checkpoint clears it. Does nothing while another
+   * holder's lease is live.
+   */
+  recordFailure(cluster: string, holder: string): Promise<void>;
+  /** Returns the leases of `clusters` as they stand (absent: never leased). */
+  peek(clusters: readonly string[]): Promise<Map<string, LeaseView>>;
+  /**
+   * Claims the launch of the run that takes the cluster over: from `holder`
+   * (a hand-over), or from nobody (`undefined`: the lease is free or ran
+   * out). True when this `claimId` holds the claim (again: a retried call
+   * with the same id is granted); false when the lease changed hands or
+   * another claim younger than `staleMs` stands. The taker's `acquire` ends
+   * the claim.
+   */
+  claimTakeOver(
+    cluster: string,
+    holder: string | undefined,
+    claimId: string,
+    staleMs: number
+  ): Promise<boolean>;
   /**
    * Asks the cluster's bridge to queue every DaemonSet again (after an
    * unfence): the bridge that holds the lease, or the next one to take it,
@@ -49,6 +77,48 @@ export interface BridgeLeaseStore {
   forget(cluster: string): Promise<void>;
   /** Ends the lease early (clean handover), keeping the resourceVersions. */
   release(cluster: string, holder: string): Promise<void>;
+}
+
+/** A cluster's size as its bridge last saw it (sizes bridge turns). */
+export interface ClusterSize {
+  nodes: number;
+}
+
+/** What the dispatcher reads of a cluster's lease. */
+export interface LeaseView {
+  /** The last holder (its lease may have ended). */
+  holder?: string;
+  /** Until when `holder` holds it; 0 once released. */
+  leaseUntilMs: number;
+  /** When the holder's run means to stop. */
+  runUntilMs?: number;
+  /** When the run taking it over was claimed (launched). */
+  claimedAtMs?: number;
+  /** The cluster's size at the last checkpoint. */
+  size?: ClusterSize;
+  /** Runs failed in a row since the last checkpoint, and the last one's time. */
+  failures?: { count: number; lastAtMs: number };
+}
+
+/** Starts bridge runs (the AWS adapter invokes the bridge function). */
+export interface BridgeLauncher {
+  /** Starts `turn` without waiting for it to run. */
+  launch(turn: BridgeTurn): Promise<void>;
+}
+
+/** One cluster's part of a bridge turn. */
+export interface ClusterTurn {
+  cluster: string;
+  /** Wall time by which the run must have checkpointed and released. */
+  stopAtMs: number;
+  /** A hand-over: the run this one succeeds, whose end it waits for. */
+  after?: { holder: string; runUntilMs: number };
+}
+
+/** What one bridge invocation runs: the dispatcher's payload. */
+export interface BridgeTurn {
+  mode: 'watch' | 'economy';
+  clusters: ClusterTurn[];
 }
 
 /**

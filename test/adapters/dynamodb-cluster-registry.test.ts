@@ -220,6 +220,35 @@ describe('DynamoClusterRegistry', () => {
     own.client.destroy();
   });
 
+  it('lists the registry with a Query of its index, reading no other item (F12: no Scan of the whole table)', async () => {
+    // Prepare: one record among many state items.
+    const own = await createTestTable(inject('dynamodbEndpoint'));
+    const { registry } = newRegistry(own);
+    const record = newRecord();
+    await registry.put(record);
+    for (let i = 0; i < 30; i++) {
+      await writeItem(own, `lease#other-${i}`, { holder: { S: 'x' } });
+    }
+    const sent: { command: string; input: Record<string, unknown> }[] = [];
+    own.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push({
+          command: context.commandName ?? '',
+          input: args.input as Record<string, unknown>,
+        });
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCommands' }
+    );
+    // Act
+    const listed = await registry.list();
+    // Assess
+    expect(listed.records).toEqual([record]);
+    expect(sent.map((s) => s.command)).toEqual(['QueryCommand']);
+    expect(sent[0]?.input).toMatchObject({ IndexName: 'registry' });
+    own.client.destroy();
+  });
+
   it('lists the valid records and names every bad item beside them, never failing the list (F1)', async () => {
     // Prepare
     const own = await createTestTable(inject('dynamodbEndpoint'));

@@ -46,6 +46,14 @@ describe('the state table', () => {
     ]);
     expect(described?.AttributeDefinitions).toEqual([
       { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: 'kind', AttributeType: 'S' },
+    ]);
+    expect(described?.GlobalSecondaryIndexes).toMatchObject([
+      {
+        IndexName: 'registry',
+        KeySchema: [{ AttributeName: 'kind', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
     ]);
     expect(described?.BillingModeSummary?.BillingMode).toBe(BILLING_MODE);
     expect(ttl).toMatchObject({

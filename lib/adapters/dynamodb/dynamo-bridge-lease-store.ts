@@ -1,30 +1,24 @@
-/**
- * BridgeLeaseStore on the state table (`lease#<cluster>` items): one bridge
- * per cluster (upstream: leader election with a Lease object) and its
- * bookmarks, fenced by the lease.
- *
- * Item: holder (S), leaseUntilMs (N), resourceVersions (M of S), expiresAt,
- * and resyncRequested (BOOL) between an unfence and the next checkpoint.
- * Invariants: of bridges acquiring at once exactly one holds the lease; a
- * lease passes to another holder only once `leaseUntilMs` has passed; a
- * checkpoint by anyone but the live holder changes nothing and throws
- * LeaseLostError.
- */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
-import type { BridgeLeaseStore, ResourceVersions } from '../../ports/index.js';
+import type {
+  BridgeLeaseStore,
+  ClusterSize,
+  LeaseView,
+  ResourceVersions,
+} from '../../ports/index.js';
 import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
 import {
+  batchGetItems,
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type Item,
+  isExpiredItem,
   num,
   str,
   updateLiveItem,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
+import { toLeaseView, toMap, toResourceVersions } from './lease-item.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -42,6 +36,13 @@ const IS_MINE_AND_LIVE = '#holder = :holder AND #leaseUntilMs >= :now';
 /** The caller is the holder (running out does not matter for a release). */
 const IS_MINE = '#holder = :holder';
 
+/** No launched run is on its way, or it is late, or it is the caller's. */
+const IS_UNCLAIMED =
+  '(attribute_not_exists(#claimId) OR #claimedAtMs < :stale OR #claimId = :claimId)';
+
+/** The lease is free or ran out (a take-over from nobody). */
+const IS_FREE = '(attribute_not_exists(#holder) OR #leaseUntilMs < :now)';
+
 /** Bridge leases and bookmarks kept in DynamoDB, one item per cluster. */
 export class DynamoBridgeLeaseStore
   extends DynamoStore
@@ -50,17 +51,21 @@ export class DynamoBridgeLeaseStore
   async acquire(
     cluster: string,
     holder: string,
-    ttlMs: number
+    ttlMs: number,
+    runUntilMs?: number
   ): Promise<ResourceVersions | undefined> {
     const now = this.clock.now();
+    const runUntil =
+      runUntilMs === undefined
+        ? ' REMOVE #runUntilMs, #claimId, #claimedAtMs'
+        : ', #runUntilMs = :runUntil REMOVE #claimId, #claimedAtMs';
     const outcome = await updateLiveItem({
       client: this.client,
       tableName: this.tableName,
       pk: this.#pk(cluster),
       nowMs: now,
       operation: 'acquire lease',
-      update:
-        'SET #holder = :holder, #leaseUntilMs = :until, #expiresAt = :expiresAt, #resourceVersions = if_not_exists(#resourceVersions, :noVersions)',
+      update: `SET #holder = :holder, #leaseUntilMs = :until, #expiresAt = :expiresAt, #resourceVersions = if_not_exists(#resourceVersions, :noVersions)${runUntil}`,
       condition: IS_FREE_OR_MINE,
       values: {
         ':holder': str(holder),
@@ -68,10 +73,78 @@ export class DynamoBridgeLeaseStore
         ':until': num(now + ttlMs),
         ':expiresAt': num(toEpochSeconds(now + ttlMs + BOOKMARK_RETENTION_MS)),
         ':noVersions': { M: {} },
+        ...(runUntilMs === undefined ? {} : { ':runUntil': num(runUntilMs) }),
       },
       returnValues: 'ALL_NEW',
     });
     return outcome.ok ? toResourceVersions(outcome.attributes) : undefined;
+  }
+
+  async peek(clusters: readonly string[]): Promise<Map<string, LeaseView>> {
+    const now = this.clock.now();
+    const items = await callDynamo('peek leases', () =>
+      batchGetItems(
+        this.client,
+        this.tableName,
+        clusters.map((c) => this.#pk(c)),
+        true
+      )
+    );
+    const views = new Map<string, LeaseView>();
+    for (const cluster of clusters) {
+      const item = items.get(this.#pk(cluster));
+      if (item === undefined || isExpiredItem(item, now)) continue;
+      views.set(cluster, toLeaseView(item));
+    }
+    return views;
+  }
+
+  async recordFailure(cluster: string, holder: string): Promise<void> {
+    const now = this.clock.now();
+    await updateLiveItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      nowMs: now,
+      operation: 'record bridge failure',
+      update:
+        'SET #failures = if_not_exists(#failures, :zero) + :one, #lastFailureAtMs = :now, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+      condition: IS_FREE_OR_MINE,
+      values: {
+        ':zero': num(0),
+        ':one': num(1),
+        ':now': num(now),
+        ':holder': str(holder),
+        ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
+      },
+    });
+  }
+
+  async claimTakeOver(
+    cluster: string,
+    holder: string | undefined,
+    claimId: string,
+    staleMs: number
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    const outcome = await updateLiveItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      nowMs: now,
+      operation: 'claim take-over',
+      update:
+        'SET #claimId = :claimId, #claimedAtMs = :now, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+      condition: `${holder === undefined ? IS_FREE : IS_MINE} AND ${IS_UNCLAIMED}`,
+      values: {
+        ':claimId': str(claimId),
+        ':now': num(now),
+        ':stale': num(now - staleMs),
+        ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
+        ...(holder === undefined ? {} : { ':holder': str(holder) }),
+      },
+    });
+    return outcome.ok;
   }
 
   async forget(cluster: string): Promise<void> {
@@ -112,7 +185,8 @@ export class DynamoBridgeLeaseStore
     cluster: string,
     holder: string,
     resourceVersions: ResourceVersions,
-    ttlMs: number
+    ttlMs: number,
+    size?: ClusterSize
   ): Promise<{ resyncRequested: boolean }> {
     const now = this.clock.now();
     const pk = this.#pk(cluster);
@@ -123,10 +197,10 @@ export class DynamoBridgeLeaseStore
           Key: { [PARTITION_KEY]: str(pk) },
           ReturnValues: 'UPDATED_OLD',
           ...buildExpression({
-            update:
-              'SET #resourceVersions = :versions, #leaseUntilMs = :until, #expiresAt = :expiresAt REMOVE #resyncRequested',
+            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #resyncRequested, #failures, #lastFailureAtMs`,
             condition: IS_MINE_AND_LIVE,
             values: {
+              ...(size === undefined ? {} : { ':nodes': num(size.nodes) }),
               ':versions': toMap(resourceVersions),
               ':holder': str(holder),
               ':now': num(now),
@@ -167,21 +241,3 @@ export class DynamoBridgeLeaseStore
     return partitionKey(KeyPrefix.lease, cluster);
   }
 }
-
-/** Returns the resourceVersions a lease item holds. */
-const toResourceVersions = (item: Item | undefined): ResourceVersions => {
-  const versions: Record<string, string> = {};
-  for (const [resource, value] of Object.entries(
-    item?.resourceVersions?.M ?? {}
-  )) {
-    if (value.S !== undefined) versions[resource] = value.S;
-  }
-  return versions;
-};
-
-/** Returns resourceVersions as a DynamoDB map of strings. */
-const toMap = (versions: ResourceVersions): AttributeValue => ({
-  M: Object.fromEntries(
-    Object.entries(versions).map(([resource, rv]) => [resource, str(rv)])
-  ),
-});

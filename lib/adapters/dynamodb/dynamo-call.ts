@@ -5,6 +5,7 @@
  */
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
@@ -197,4 +198,40 @@ export const updateLiveItem = async (
     )
   );
   return attempt();
+};
+
+/**
+ * Returns the items stored under `pks` (absent ones are missing from the
+ * map), keyed by pk: BatchGetItem takes at most 100 keys a call and may
+ * leave some unprocessed, which are asked for again. Errors are the
+ * caller's to translate.
+ */
+export const batchGetItems = async (
+  client: DynamoDBClient,
+  tableName: string,
+  pks: readonly string[],
+  consistentRead: boolean
+): Promise<Map<string, Item>> => {
+  const items = new Map<string, Item>();
+  let pending = pks.map((pk) => ({ [PARTITION_KEY]: str(pk) }));
+  while (pending.length > 0) {
+    const out = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: {
+          [tableName]: {
+            Keys: pending.slice(0, 100),
+            ConsistentRead: consistentRead,
+          },
+        },
+      })
+    );
+    for (const item of out.Responses?.[tableName] ?? []) {
+      items.set(item[PARTITION_KEY]?.S ?? '', item);
+    }
+    pending = [
+      ...((out.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof pending),
+      ...pending.slice(100),
+    ];
+  }
+  return items;
 };

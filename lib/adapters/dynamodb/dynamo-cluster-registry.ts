@@ -4,18 +4,17 @@
  * (`auth` as a map), so an operator can read and edit them in the console.
  * Records are validated on the way in and on the way out.
  *
- * `list` scans with a filter on `kind` rather than querying a GSI: the table
- * keeps one partition key and no index, lists happen once per bridge
- * schedule, and a scan of a table of a few thousand small state items costs
- * a few hundred read units at most. When the table grows, a sparse GSI on
- * `kind` (only cluster items carry it) turns this into a Query.
+ * `list` queries the sparse `registry` GSI on `kind` (only cluster items
+ * carry it): it reads the records and nothing else, however many leases,
+ * marks and node-index shards the table holds. The GSI is eventually
+ * consistent: a record put a moment ago may be listed a second later.
  */
 import {
   type AttributeValue,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
-  ScanCommand,
+  QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   InvalidClusterRecordError,
@@ -36,10 +35,14 @@ import {
   str,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
-import { KeyPrefix, PARTITION_KEY, partitionKey } from './table-schema.js';
+import {
+  KeyPrefix,
+  KIND_ATTRIBUTE,
+  PARTITION_KEY,
+  partitionKey,
+  REGISTRY_INDEX,
+} from './table-schema.js';
 
-/** The attribute that tells registry items from state items. */
-const KIND_ATTRIBUTE = 'kind';
 const CLUSTER_KIND = 'cluster';
 
 /**
@@ -144,11 +147,12 @@ export class DynamoClusterRegistry
     const invalid: InvalidClusterRecord[] = [];
     let start: Item | undefined;
     do {
-      const page = await callDynamo('scan clusters', () =>
+      const page = await callDynamo('query clusters', () =>
         this.client.send(
-          new ScanCommand({
+          new QueryCommand({
             TableName: this.tableName,
-            FilterExpression: '#kind = :kind',
+            IndexName: REGISTRY_INDEX,
+            KeyConditionExpression: '#kind = :kind',
             ExpressionAttributeNames: { '#kind': KIND_ATTRIBUTE },
             ExpressionAttributeValues: { ':kind': str(CLUSTER_KIND) },
             ExclusiveStartKey: start,

@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
-  BatchGetItemCommand,
   GetItemCommand,
   PutItemCommand,
   TransactionCanceledException,
@@ -20,6 +19,7 @@ import {
 import { LeaseLostError } from '../../errors.js';
 import type { NodeIndexStore } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
+import { batchGetItems } from './dynamo-call.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import { DynamoStore } from './dynamo-store.js';
 import {
@@ -53,35 +53,13 @@ export class DynamoNodeIndexStore
       const version = head.Item?.version?.S;
       const shards = Number(head.Item?.shards?.N ?? 0);
       if (version === undefined || shards === 0) return new Map();
-      const keys = Array.from({ length: shards }, (_, i) => ({
-        [PARTITION_KEY]: { S: `${PREFIX}${cluster}#${version}#${i}` },
-      }));
-      const parts = new Map<string, Uint8Array>();
-      // BatchGetItem takes at most 100 keys and may leave some unprocessed.
-      let pending = keys;
-      while (pending.length > 0) {
-        const out = await this.client.send(
-          new BatchGetItemCommand({
-            RequestItems: {
-              [this.tableName]: {
-                Keys: pending.slice(0, 100),
-                ConsistentRead: true,
-              },
-            },
-          })
-        );
-        for (const item of out.Responses?.[this.tableName] ?? []) {
-          const pk = item[PARTITION_KEY]?.S ?? '';
-          parts.set(pk, item.data?.B ?? new Uint8Array());
-        }
-        pending = [
-          ...((out.UnprocessedKeys?.[this.tableName]?.Keys ??
-            []) as typeof keys),
-          ...pending.slice(100),
-        ];
-      }
-      const ordered = keys.map((k) => {
-        const part = parts.get(k[PARTITION_KEY].S);
+      const pks = Array.from(
+        { length: shards },
+        (_, i) => `${PREFIX}${cluster}#${version}#${i}`
+      );
+      const items = await batchGetItems(this.client, this.tableName, pks, true);
+      const ordered = pks.map((pk) => {
+        const part = items.get(pk)?.data?.B;
         if (part === undefined) {
           throw new DynamoStateError(
             `load node index ${cluster}: shard missing`

@@ -42,14 +42,33 @@ export type KeyPrefix = (typeof KeyPrefix)[keyof typeof KeyPrefix];
 export const partitionKey = (prefix: KeyPrefix, id: string): string =>
   `${prefix}${id}`;
 
+/**
+ * The registry's index: a sparse GSI keyed by `kind`, which only cluster
+ * records carry, so the dispatcher lists the registry with one Query that
+ * reads nothing else (a Scan reads every lease, mark and node-index shard).
+ */
+export const REGISTRY_INDEX = 'registry';
+/** The attribute that tells registry items from state items (the GSI key). */
+export const KIND_ATTRIBUTE = 'kind';
+
 /** Returns the CreateTable request of the state table. */
 export const createTableInput = (
   tableName: string
 ): CreateTableCommandInput => ({
   TableName: tableName,
   BillingMode: BILLING_MODE,
-  AttributeDefinitions: [{ AttributeName: PARTITION_KEY, AttributeType: 'S' }],
+  AttributeDefinitions: [
+    { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+    { AttributeName: KIND_ATTRIBUTE, AttributeType: 'S' },
+  ],
   KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: REGISTRY_INDEX,
+      KeySchema: [{ AttributeName: KIND_ATTRIBUTE, KeyType: 'HASH' }],
+      Projection: { ProjectionType: 'ALL' },
+    },
+  ],
 });
 
 /** Returns the UpdateTimeToLive request that enables TTL on `expiresAt`. */

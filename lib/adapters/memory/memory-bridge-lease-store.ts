@@ -8,6 +8,8 @@ import { LeaseLostError } from '../../errors.js';
 import type {
   BridgeLeaseStore,
   Clock,
+  ClusterSize,
+  LeaseView,
   ResourceVersions,
 } from '../../ports/index.js';
 
@@ -22,6 +24,10 @@ interface Lease {
   resyncRequested?: boolean;
   holder: string;
   leaseUntilMs: number;
+  runUntilMs?: number;
+  claim?: { id: string; atMs: number };
+  size?: ClusterSize;
+  failures?: { count: number; lastAtMs: number };
   resourceVersions: ResourceVersions;
   expiresAtMs: number;
 }
@@ -42,11 +48,11 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
   async acquire(
     cluster: string,
     holder: string,
-    ttlMs: number
+    ttlMs: number,
+    runUntilMs?: number
   ): Promise<ResourceVersions | undefined> {
     const now = this.#clock.now();
-    let lease = this.#leases.get(cluster);
-    if (lease !== undefined && lease.expiresAtMs < now) lease = undefined;
+    const lease = this.#live(cluster, now);
     if (
       lease !== undefined &&
       lease.holder !== holder &&
@@ -60,9 +66,84 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       leaseUntilMs: now + ttlMs,
       resourceVersions,
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
+      ...(runUntilMs === undefined ? {} : { runUntilMs }),
+      ...(lease?.size ? { size: lease.size } : {}),
+      ...(lease?.failures ? { failures: lease.failures } : {}),
       ...(lease?.resyncRequested ? { resyncRequested: true } : {}),
     });
     return { ...resourceVersions };
+  }
+
+  /** Returns the leases of `clusters` as they stand. */
+  async peek(clusters: readonly string[]): Promise<Map<string, LeaseView>> {
+    const now = this.#clock.now();
+    const views = new Map<string, LeaseView>();
+    for (const cluster of clusters) {
+      const lease = this.#live(cluster, now);
+      if (lease === undefined) continue;
+      views.set(cluster, {
+        ...(lease.holder ? { holder: lease.holder } : {}),
+        leaseUntilMs: lease.leaseUntilMs,
+        ...(lease.runUntilMs === undefined
+          ? {}
+          : { runUntilMs: lease.runUntilMs }),
+        ...(lease.claim ? { claimedAtMs: lease.claim.atMs } : {}),
+        ...(lease.size ? { size: { ...lease.size } } : {}),
+        ...(lease.failures ? { failures: { ...lease.failures } } : {}),
+      });
+    }
+    return views;
+  }
+
+  /** Notes a failed run of `holder`; nothing while another holder's is live. */
+  async recordFailure(cluster: string, holder: string): Promise<void> {
+    const now = this.#clock.now();
+    const lease = this.#liveOrEmpty(cluster, now);
+    if (lease.holder !== holder && lease.leaseUntilMs >= now) return;
+    const count = (lease.failures?.count ?? 0) + 1;
+    this.#leases.set(cluster, {
+      ...lease,
+      failures: { count, lastAtMs: now },
+    });
+  }
+
+  /** Claims the launch of the run that takes the cluster over. */
+  async claimTakeOver(
+    cluster: string,
+    holder: string | undefined,
+    claimId: string,
+    staleMs: number
+  ): Promise<boolean> {
+    const now = this.#clock.now();
+    const lease = this.#liveOrEmpty(cluster, now);
+    const from =
+      holder === undefined
+        ? lease.holder === '' || lease.leaseUntilMs < now
+        : lease.holder === holder;
+    const unclaimed =
+      lease.claim === undefined ||
+      lease.claim.atMs < now - staleMs ||
+      lease.claim.id === claimId;
+    if (!from || !unclaimed) return false;
+    this.#leases.set(cluster, { ...lease, claim: { id: claimId, atMs: now } });
+    return true;
+  }
+
+  /** Returns the live lease, or an empty one nobody holds. */
+  #liveOrEmpty(cluster: string, now: number): Lease {
+    return (
+      this.#live(cluster, now) ?? {
+        holder: '',
+        leaseUntilMs: 0,
+        resourceVersions: {},
+        expiresAtMs: now + BOOKMARK_RETENTION_MS,
+      }
+    );
+  }
+
+  #live(cluster: string, now: number): Lease | undefined {
+    const lease = this.#leases.get(cluster);
+    return lease !== undefined && lease.expiresAtMs >= now ? lease : undefined;
   }
 
   /** Forgets the cluster's lease and bookmarks. */
@@ -87,18 +168,21 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     cluster: string,
     holder: string,
     resourceVersions: ResourceVersions,
-    ttlMs: number
+    ttlMs: number,
+    size?: ClusterSize
   ): Promise<{ resyncRequested: boolean }> {
     const now = this.#clock.now();
     const lease = this.#leases.get(cluster);
     if (lease?.holder !== holder || lease.leaseUntilMs < now) {
       throw new LeaseLostError(cluster);
     }
+    const { resyncRequested: _taken, failures: _cleared, ...kept } = lease;
     this.#leases.set(cluster, {
-      holder,
+      ...kept,
       leaseUntilMs: now + ttlMs,
       resourceVersions: { ...resourceVersions },
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
+      ...(size ? { size: { ...size } } : {}),
     });
     return { resyncRequested: lease.resyncRequested === true };
   }

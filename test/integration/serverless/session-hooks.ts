@@ -8,6 +8,7 @@ import { systemClock } from '#lib/adapters/system-clock.js';
 import type {
   BridgeLeaseStore,
   ClusterReader,
+  ClusterSize,
   PodControl,
   ResourceVersions,
   WorkQueue,
@@ -143,17 +144,22 @@ export class BridgeKillSwitch {
     };
     const deadCall = () => Promise.reject(new Error('bridge is dead (test)'));
     this.leases = {
-      acquire: (cluster, holder, ttlMs) =>
-        leases.acquire(cluster, holder, ttlMs),
+      acquire: (cluster, holder, ttlMs, runUntilMs) =>
+        leases.acquire(cluster, holder, ttlMs, runUntilMs),
       checkpoint: (
         cluster: string,
         holder: string,
         versions: ResourceVersions,
-        ttlMs: number
+        ttlMs: number,
+        size?: ClusterSize
       ) =>
         this.#dead
           ? deadCall()
-          : leases.checkpoint(cluster, holder, versions, ttlMs),
+          : leases.checkpoint(cluster, holder, versions, ttlMs, size),
+      peek: (clusters) => leases.peek(clusters),
+      recordFailure: (cluster, holder) => leases.recordFailure(cluster, holder),
+      claimTakeOver: (cluster, holder, claimId, staleMs) =>
+        leases.claimTakeOver(cluster, holder, claimId, staleMs),
       release: (cluster, holder) =>
         this.#dead ? deadCall() : leases.release(cluster, holder),
       requestResync: (cluster) => leases.requestResync(cluster),

@@ -1,10 +1,12 @@
 /**
  * The serverless product on the test bed: the deployed wiring
- * (createAwsWiring) on DynamoDB Local and fauxqs, the three handlers' real
- * middy chains driven by pollers that behave like Lambda's SQS event-source
- * mapping, and the watch-bridge handler invoked again and again as its
- * schedule would. The cluster is registered in the registry table and
- * reached under the reconciler's least-privilege identity.
+ * (createAwsWiring, createDispatchWiring) on DynamoDB Local and fauxqs, the
+ * handlers' real middy chains — reconcile and requeue driven by pollers that
+ * behave like Lambda's SQS event-source mapping, the bridge dispatcher
+ * ticking as its schedule would (faster), and each turn it launches run by
+ * the bridge handler as an asynchronous invocation would. The cluster is
+ * registered in the registry table and reached under the reconciler's
+ * least-privilege identity.
  */
 import { randomUUID } from 'node:crypto';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
@@ -15,11 +17,13 @@ import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterRunResult } from '#lib/bridge/bridge-invocation.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
 import type { Config } from '#lib/config.js';
+import { createBridgeDispatchHandler } from '#lib/handlers/bridge-dispatch-handler.js';
 import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
 import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
 import { createWatchBridgeHandler } from '#lib/handlers/watch-bridge-handler.js';
-import type { ClusterRecord } from '#lib/ports/index.js';
+import type { BridgeTurn, ClusterRecord } from '#lib/ports/index.js';
 import { type AwsWiring, createAwsWiring } from '#lib/wiring/aws.js';
+import { createDispatchWiring } from '#lib/wiring/aws-dispatch.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import { createTestTable, type TestTable } from '../../helpers/dynamo-table.js';
 import { EsmPoller } from '../../helpers/esm-poller.js';
@@ -34,6 +38,8 @@ import {
 const VISIBILITY_SECONDS = 6;
 /** Below the visibility timeout, as Lambda demands. */
 const FUNCTION_TIMEOUT_MS = 5_000;
+/** The dispatcher's schedule, sixty times faster than the deployed one. */
+const DISPATCH_TICK_MS = 1_000;
 
 /** Knobs of one stack. */
 export interface StackOptions {
@@ -46,6 +52,8 @@ export interface StackOptions {
   ownership?: ClusterRecord['ownership'];
   /** Lease of a bridge that died without releasing it (default 4 s). */
   leaseTtlMs?: number;
+  /** How often the dispatcher ticks (default DISPATCH_TICK_MS). */
+  dispatchTickMs?: number;
   /** How often every DaemonSet is queued again (default 1 h). */
   bridgeResyncSeconds?: number;
   /** The emulators (default: the test project's, via `inject`). */
@@ -59,7 +67,10 @@ export class ServerlessStack {
   readonly cluster = `it-${randomUUID().slice(0, 8)}`;
   readonly logger = new FakeLogger();
   readonly metrics = new LocalMetrics();
+  /** Each finished bridge invocation's cluster outcomes. */
   readonly bridgeRuns: ClusterRunResult[][] = [];
+  /** Every turn the dispatcher launched. */
+  readonly bridgeTurns: BridgeTurn[] = [];
   reconcilePoller!: EsmPoller;
   requeuePoller!: EsmPoller;
   wiring!: AwsWiring;
@@ -67,8 +78,10 @@ export class ServerlessStack {
   queues!: SqsTestQueues;
   config!: Config;
   #bridgeLoop: Promise<void> | undefined;
+  readonly #turnsRunning = new Set<Promise<void>>();
   #bridgeAbort = new AbortController();
   readonly #o: StackOptions;
+  #endpoints: { dynamodb: string; sqs: string } = { dynamodb: '', sqs: '' };
 
   private constructor(o: StackOptions) {
     this.#o = o;
@@ -99,12 +112,13 @@ export class ServerlessStack {
       bridgeWatchSeconds: this.#o.bridgeWatchSeconds ?? 20,
       bridgeEconomySeconds: 10,
       bridgeResyncSeconds: this.#o.bridgeResyncSeconds ?? 3_600,
+      bridgeClustersPerTurn: 10,
+      bridgeNodesPerTurn: 5_000,
       perClusterMetrics: false,
     };
+    this.#endpoints = this.#o.productEndpoints ?? endpoints;
     this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
-      endpoints: this.#o.productEndpoints ?? endpoints,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      ...this.#clientOverrides(),
       // The test bed's cluster is registered with its kubeconfig file.
       allowKubeconfigFiles: true,
     });
@@ -144,34 +158,75 @@ export class ServerlessStack {
     this.startBridge();
   }
 
-  /** Invokes the watch-bridge handler back to back until stopped. */
+  /**
+   * Ticks the bridge dispatcher until stopped; each turn it launches runs
+   * at once in the bridge handler, unawaited, as an asynchronous Lambda
+   * invocation would.
+   */
   startBridge(): void {
     this.#bridgeAbort = new AbortController();
     const signal = this.#bridgeAbort.signal;
-    const handler = createWatchBridgeHandler({
+    const leaseTtlMs = this.#o.leaseTtlMs ?? 4_000;
+    const silent = new PowertoolsLogger({ logLevel: 'SILENT' });
+    const bridge = createWatchBridgeHandler({
       bridge: this.wiring.bridge,
       config: this.config,
-      logger: new PowertoolsLogger({ logLevel: 'SILENT' }),
-      leaseTtlMs: this.#o.leaseTtlMs ?? 4_000,
+      logger: silent,
+      leaseTtlMs,
       signal,
+    });
+    const launch = async (turn: BridgeTurn): Promise<void> => {
+      this.bridgeTurns.push(turn);
+      const running = bridge(
+        structuredClone(turn),
+        lambdaContext({
+          functionName: `${turn.mode}-bridge`,
+          timeoutMs: 60_000,
+        })
+      ).then(
+        (runs) => {
+          this.bridgeRuns.push(runs);
+        },
+        () => undefined
+      );
+      this.#turnsRunning.add(running);
+      void running.finally(() => this.#turnsRunning.delete(running));
+    };
+    const dispatch = createBridgeDispatchHandler({
+      dispatch: createDispatchWiring(this.config, this.logger, {
+        ...this.#clientOverrides(),
+        launcher: { launch },
+      }),
+      config: this.config,
+      logger: silent,
+      tickMs: this.#o.dispatchTickMs ?? DISPATCH_TICK_MS,
+      leaseTtlMs,
     });
     this.#bridgeLoop = (async () => {
       while (!signal.aborted) {
-        const runs = await handler(
+        await dispatch(
           {},
-          lambdaContext({ functionName: 'watch-bridge', timeoutMs: 60_000 })
-        );
-        this.bridgeRuns.push(runs);
-        // The schedule's next tick; a run that found the lease held retries.
-        await sleep(200, signal);
+          lambdaContext({ functionName: 'bridge-dispatch', timeoutMs: 30_000 })
+        ).catch(() => undefined);
+        await sleep(this.#o.dispatchTickMs ?? DISPATCH_TICK_MS, signal);
       }
     })();
   }
 
-  /** Stops the bridge cleanly (checkpoint and release). */
+  /** Stops the dispatcher and every bridge turn cleanly (checkpoint, release). */
   async stopBridge(): Promise<void> {
     this.#bridgeAbort.abort();
     await this.#bridgeLoop;
+    await Promise.all([...this.#turnsRunning]);
+  }
+
+  /** The product's SDK client options: the emulators, test credentials. */
+  #clientOverrides() {
+    return {
+      endpoints: this.#endpoints,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    };
   }
 
   /** Stops pollers and bridge and deletes queues and table. */

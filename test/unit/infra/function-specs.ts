@@ -27,20 +27,42 @@ const table = (...actions: string[]) =>
  * Each function as the template must declare it: logical-id stem, osls key,
  * timeout, and exactly what its role allows (`action resource` lines).
  */
+/** What both bridge functions may do, beside their own logs. */
+const bridgeGrants = [
+  ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
+  ...table('DeleteItem', 'ConditionCheckItem'),
+  'sqs:SendMessage WorkQueue',
+  `secretsmanager:GetSecretValue ${SECRETS}`,
+  `sts:AssumeRole ${CLUSTER_ROLES}`,
+  `eks:DescribeCluster ${EKS_CLUSTERS}`,
+];
+
 export const FUNCTION_SPECS = [
+  {
+    id: 'BridgeDispatch',
+    key: 'bridgeDispatch',
+    timeout: 30,
+    grants: [
+      ...logs('BridgeDispatchLogGroup'),
+      // The registry's index (an Fn::Sub of the table's ARN).
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+      'dynamodb:Query ${StateTable.Arn}/index/registry',
+      ...table('BatchGetItem', 'UpdateItem'),
+      'lambda:InvokeFunction WatchBridgeLambdaFunction',
+      'lambda:InvokeFunction EconomyBridgeLambdaFunction',
+    ],
+  },
   {
     id: 'WatchBridge',
     key: 'watchBridge',
     timeout: 900,
-    grants: [
-      ...logs('WatchBridgeLogGroup'),
-      ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
-      ...table('DeleteItem', 'ConditionCheckItem', 'Scan'),
-      'sqs:SendMessage WorkQueue',
-      `secretsmanager:GetSecretValue ${SECRETS}`,
-      `sts:AssumeRole ${CLUSTER_ROLES}`,
-      `eks:DescribeCluster ${EKS_CLUSTERS}`,
-    ],
+    grants: [...logs('WatchBridgeLogGroup'), ...bridgeGrants],
+  },
+  {
+    id: 'EconomyBridge',
+    key: 'economyBridge',
+    timeout: 60,
+    grants: [...logs('EconomyBridgeLogGroup'), ...bridgeGrants],
   },
   {
     id: 'Reconcile',

@@ -85,6 +85,8 @@ describe('serverless.yml', () => {
     const count = (type: string) => idsOfType(t, type);
     // Assess
     expect(count('AWS::Lambda::Function')).toEqual([
+      'BridgeDispatchLambdaFunction',
+      'EconomyBridgeLambdaFunction',
       'ReconcileLambdaFunction',
       'RequeueLambdaFunction',
       'WatchBridgeLambdaFunction',
@@ -98,17 +100,22 @@ describe('serverless.yml', () => {
     expect(count('AWS::DynamoDB::Table')).toEqual(['StateTable']);
     expect(count('AWS::Lambda::EventSourceMapping')).toHaveLength(2);
     expect(count('AWS::IAM::Role')).toEqual([
+      'BridgeDispatchRole',
+      'EconomyBridgeRole',
       'ReconcileRole',
       'RequeueRole',
       'WatchBridgeRole',
     ]);
     expect(count('AWS::IAM::Policy')).toEqual(['DataKeyPolicy']);
     expect(count('AWS::CloudWatch::Alarm')).toEqual([
+      'BridgeDispatchErrorRateAlarm',
       'ClusterUnhealthyAlarm',
       'ControllerConflictAlarm',
       'DelayDeadLetterQueueAlarm',
+      'EconomyBridgeErrorRateAlarm',
       'ReconcileErrorRateAlarm',
       'RequeueErrorRateAlarm',
+      'ThrottlesAlarm',
       'UnbridgedClusterAlarm',
       'WatchBridgeErrorRateAlarm',
       'WorkDeadLetterQueueAlarm',
@@ -124,7 +131,7 @@ describe('serverless.yml', () => {
     expect(artifact.size).toBeGreaterThan(0);
   });
 
-  it('runs the watch-bridge every minute, one tick at a time', () => {
+  it('runs the bridge dispatcher every minute, one tick at a time, and nothing else on a schedule', () => {
     // Prepare
     const rules = idsOfType(t, 'AWS::Events::Rule');
     // Act
@@ -138,20 +145,52 @@ describe('serverless.yml', () => {
     expect(prop(t, rules[0] ?? '', 'ScheduleExpression')).toBe(
       'rate(1 minute)'
     );
-    expect(targets).toEqual(['WatchBridgeLambdaFunction']);
+    expect(targets).toEqual(['BridgeDispatchLambdaFunction']);
     expect(
-      prop(t, 'WatchBridgeLambdaFunction', 'ReservedConcurrentExecutions')
-    ).toBe(2);
+      prop(t, 'BridgeDispatchLambdaFunction', 'ReservedConcurrentExecutions')
+    ).toBe(1);
   });
 
-  it('keys the table by pk alone, expires records on expiresAt, keeps backups', () => {
+  it('gives watch turns and economy runs reservations of their own, and names both to the dispatcher (F4)', () => {
+    // Prepare
+    const vars = (
+      prop(t, 'BridgeDispatchLambdaFunction', 'Environment') as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    const name = (id: string) => prop(t, id, 'FunctionName');
+    // Act
+    const reserved = ['WatchBridge', 'EconomyBridge'].map((f) =>
+      prop(t, `${f}LambdaFunction`, 'ReservedConcurrentExecutions')
+    );
+    // Assess
+    expect(reserved).toEqual([40, 50]);
+    expect(vars.BRIDGE_WATCH_FUNCTION).toBe(name('WatchBridgeLambdaFunction'));
+    expect(vars.BRIDGE_ECONOMY_FUNCTION).toBe(
+      name('EconomyBridgeLambdaFunction')
+    );
+    expect(prop(t, 'WatchBridgeLambdaFunction', 'MemorySize')).toBe(1024);
+    expect(prop(t, 'EconomyBridgeLambdaFunction', 'MemorySize')).toBe(256);
+  });
+
+  it('keys the table by pk alone with a sparse registry index, expires records on expiresAt, keeps backups', () => {
     // Act
     const p = resource(t, 'StateTable').Properties;
     // Assess
     expect(p).toMatchObject({
       BillingMode: 'PAY_PER_REQUEST',
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'kind', AttributeType: 'S' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'registry',
+          KeySchema: [{ AttributeName: 'kind', KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
       TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
     });
@@ -387,7 +426,8 @@ describe('serverless.yml', () => {
     // Act
     const retention = LOG_GROUPS.map((id) => prop(t, id, 'RetentionInDays'));
     // Assess
-    expect(retention).toEqual([30, 30, 30]);
+    expect(retention).toEqual(LOG_GROUPS.map(() => 30));
+    expect(retention).toHaveLength(5);
   });
 
   it('keeps the deployment bucket private, encrypted, versioned and small', () => {
@@ -419,7 +459,7 @@ describe('serverless.yml', () => {
     });
   });
 
-  it('alarms on a fenced or unhealthy cluster (fleet-wide metrics of reconcile) and on work waiting 5 minutes', () => {
+  it('alarms on a fenced or unhealthy cluster (fleet-wide metrics of reconcile), an unbridged cluster, throttles and work waiting 5 minutes', () => {
     // Act
     const alarm = (id: string) => resource(t, id).Properties ?? {};
     // Assess
@@ -442,10 +482,36 @@ describe('serverless.yml', () => {
       unbridged.flatMap((m) =>
         m.MetricStat ? [m.MetricStat.Metric.MetricName] : []
       )
-    ).toEqual(['BridgeFailures', 'InvalidClusterRecords']);
+    ).toEqual([
+      'BridgeFailures',
+      'InvalidClusterRecords',
+      'BridgeLaunchFailures',
+    ]);
     expect(unbridged[0]?.MetricStat?.Metric.Dimensions).toEqual([
       { Name: 'service', Value: 'watch-bridge' },
     ]);
+    const throttles = alarm('ThrottlesAlarm').Metrics as {
+      MetricStat?: {
+        Metric: { MetricName: string; Dimensions: { Value: unknown }[] };
+      };
+    }[];
+    expect(
+      throttles
+        .flatMap((m) =>
+          m.MetricStat
+            ? [
+                `${m.MetricStat.Metric.MetricName} ${referencedId(m.MetricStat.Metric.Dimensions[0]?.Value)}`,
+              ]
+            : []
+        )
+        .sort()
+    ).toEqual(
+      [
+        ...FUNCTIONS.map((f) => `Throttles ${f}`),
+        'ReadThrottleEvents StateTable',
+        'WriteThrottleEvents StateTable',
+      ].sort()
+    );
     expect(alarm('WorkQueueAgeAlarm')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Threshold: 300,
@@ -469,7 +535,9 @@ describe('serverless.yml', () => {
           'WorkQueueUrl',
           'WorkDeadLetterQueueUrl',
           'DelayQueueUrl',
+          'BridgeDispatchRoleArn',
           'WatchBridgeRoleArn',
+          'EconomyBridgeRoleArn',
           'ReconcileRoleArn',
           'AlarmTopicArn',
         ].map((k) => [k, referencedId(outputs[k]?.Value)])
@@ -479,7 +547,9 @@ describe('serverless.yml', () => {
       WorkQueueUrl: 'WorkQueue',
       WorkDeadLetterQueueUrl: 'WorkDeadLetterQueue',
       DelayQueueUrl: 'DelayQueue',
+      BridgeDispatchRoleArn: 'BridgeDispatchRole',
       WatchBridgeRoleArn: 'WatchBridgeRole',
+      EconomyBridgeRoleArn: 'EconomyBridgeRole',
       ReconcileRoleArn: 'ReconcileRole',
       AlarmTopicArn: 'AlarmTopic',
     });

@@ -1,12 +1,17 @@
 /**
- * runBridgeInvocation over fakes: one invalid registry item is skipped,
- * logged and counted, and every valid cluster still runs (F1).
+ * runBridgeTurn over fakes: every cluster of a turn runs on its own — an
+ * unreachable cluster fails alone, a removed one is skipped, an invalid
+ * record is reported and counted — and the turn's event is checked at the
+ * door.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
-import { runBridgeInvocation } from '#lib/bridge/bridge-invocation.js';
+import { runBridgeTurn } from '#lib/bridge/bridge-invocation.js';
+import { parseBridgeTurn } from '#lib/bridge/bridge-turn.js';
+import { InvalidClusterRecordError } from '#lib/cluster/record.js';
+import { InvalidBridgeTurnError } from '#lib/errors.js';
 import type { ClusterRecord, WorkQueue } from '#lib/ports/index.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
@@ -21,55 +26,124 @@ const record = (id: string): ClusterRecord => ({
   bridgeMode: 'economy',
 });
 
-describe('runBridgeInvocation', () => {
-  it('skips an invalid registry item, logs and counts it, and runs every valid cluster', async () => {
+describe('runBridgeTurn', () => {
+  it('runs each cluster of the turn on its own: unreachable fails alone, removed is skipped, invalid is reported (F1)', async () => {
     // Prepare
     const clock = new FakeClock();
     const logger = new FakeLogger();
     const registry = new MemoryClusterRegistry([record('a'), record('c')]);
-    registry.invalid.push({
-      key: 'cluster#b',
-      error: 'cluster b: unknown field "color"',
-    });
+    const get = registry.get.bind(registry);
+    registry.get = async (id) => {
+      if (id === 'b') {
+        throw new InvalidClusterRecordError('b', [
+          { field: 'color', problem: 'is not a known field' },
+        ]);
+      }
+      return get(id);
+    };
     const connected: string[] = [];
+    const leases = new MemoryBridgeLeaseStore({ clock });
     const queue: WorkQueue = {
       add: async () => {},
       addAfter: async () => {},
       addAnew: async () => {},
     };
+    const stopAtMs = clock.now() + 5_000;
     // Act
-    const results = await runBridgeInvocation(
+    const results = await runBridgeTurn(
       {
         registry,
         connect: async (r) => {
           connected.push(r.id);
-          throw new Error('no cluster in unit tests');
+          throw new Error(`cluster ${r.id} unreachable`);
         },
         queue,
         expectations: new MemoryExpectationsStore({ clock }),
-        leases: new MemoryBridgeLeaseStore({ clock }),
+        leases,
         nodeIndex: new MemoryNodeIndexStore(),
         clock,
         logger,
       },
       {
-        invocationId: 'i-1',
-        remainingMs: 60_000,
-        watchSeconds: 10,
-        economySeconds: 5,
-        resyncSeconds: 3_600,
-      }
+        mode: 'economy',
+        clusters: ['a', 'b', 'gone', 'c'].map((cluster) => ({
+          cluster,
+          stopAtMs,
+        })),
+      },
+      { invocationId: 'i-1', remainingMs: 60_000, resyncSeconds: 3_600 }
     );
     // Assess
     expect(connected).toEqual(['a', 'c']);
     expect(results.map((r) => [r.cluster, r.outcome])).toEqual([
-      ['cluster#b', 'invalid-record'],
       ['a', 'failed'],
+      ['b', 'invalid-record'],
+      ['gone', 'unregistered'],
       ['c', 'failed'],
     ]);
+    // Failed runs are noted for the dispatcher's backoff; the others not.
+    const views = await leases.peek(['a', 'b', 'c']);
+    expect(views.get('a')?.failures?.count).toBe(1);
+    expect(views.get('c')?.failures?.count).toBe(1);
+    expect(views.get('b')).toBeUndefined();
     expect(
-      logger.lines.find((l) => l.message === 'invalid cluster record skipped')
-        ?.fields
-    ).toMatchObject({ record: 'cluster#b', invalidRecords: 1 });
+      logger.lines.find(
+        (l) => l.message === 'invalid cluster record; not bridged'
+      )?.fields
+    ).toMatchObject({ cluster: 'b' });
+  });
+});
+
+describe('parseBridgeTurn', () => {
+  const stopAtMs = 1_800_000_000_000;
+
+  it('accepts a turn and a hand-over', () => {
+    // Act
+    const turn = parseBridgeTurn({
+      mode: 'watch',
+      clusters: [
+        { cluster: 'a', stopAtMs },
+        { cluster: 'b', stopAtMs, after: { holder: 'h', runUntilMs: 5 } },
+      ],
+    });
+    // Assess
+    expect(turn.clusters[1]?.after).toEqual({ holder: 'h', runUntilMs: 5 });
+  });
+
+  it.each([
+    ['a scheduled event', { source: 'aws.events' }, 'mode must be'],
+    ['no clusters', { mode: 'watch', clusters: [] }, 'non-empty'],
+    [
+      'a bad id',
+      { mode: 'watch', clusters: [{ cluster: 'A/B', stopAtMs }] },
+      'clusters[0].cluster',
+    ],
+    [
+      'no end',
+      { mode: 'economy', clusters: [{ cluster: 'a' }] },
+      'clusters[0].stopAtMs',
+    ],
+    [
+      'a hand-over without holder',
+      {
+        mode: 'watch',
+        clusters: [{ cluster: 'a', stopAtMs, after: { runUntilMs: 1 } }],
+      },
+      'clusters[0].after',
+    ],
+    ['null', null, 'not an object'],
+  ])('refuses %s with one clear line', (_name, event, problem) => {
+    // Act
+    const error = (() => {
+      try {
+        parseBridgeTurn(event);
+      } catch (e) {
+        return e;
+      }
+    })();
+    // Assess
+    expect(error).toBeInstanceOf(InvalidBridgeTurnError);
+    expect((error as Error).message).toContain(problem);
+    expect((error as Error).message).not.toContain('\n');
   });
 });

@@ -85,6 +85,9 @@ describe('runClusterBridge checkpoints', () => {
       release: leases.release.bind(leases),
       requestResync: leases.requestResync.bind(leases),
       forget: leases.forget.bind(leases),
+      peek: leases.peek.bind(leases),
+      recordFailure: leases.recordFailure.bind(leases),
+      claimTakeOver: leases.claimTakeOver.bind(leases),
       checkpoint: (
         cluster: string,
         holder: string,

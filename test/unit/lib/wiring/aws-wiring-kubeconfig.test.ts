@@ -19,6 +19,8 @@ const config: Config = {
   bridgeWatchSeconds: 840,
   bridgeEconomySeconds: 10,
   bridgeResyncSeconds: 3_600,
+  bridgeClustersPerTurn: 10,
+  bridgeNodesPerTurn: 5_000,
   perClusterMetrics: false,
 };
 

@@ -225,6 +225,15 @@ describe('updatePodResumed', () => {
     expect(unseen.delayedKeys).toHaveLength(1);
   });
 
+  it('remembers an orphan as having no controller (null, not unknown)', () => {
+    // Prepare
+    const orphan = newPod('p-', 'n1', simpleDaemonSetLabel);
+    // Act
+    const memo = podMemoOf(orphan);
+    // Assess
+    expect(memo).toEqual({ owner: null, ready: false });
+  });
+
   it('knows an orphan stayed an orphan (null: no controller last time)', () => {
     // Prepare
     const ds = newDaemonSet('ds');

@@ -1,0 +1,95 @@
+/**
+ * The bridge dispatcher's handler, run every minute by a schedule: one
+ * dispatcher tick (see dispatch-bridge-turns.ts). Fails only when the
+ * registry or the leases cannot be read at all; the next tick retries.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import {
+  type BridgeDispatchDeps,
+  type DispatchReport,
+  dispatchBridgeTurns,
+} from '../bridge/dispatch-bridge-turns.js';
+import type { Config } from '../config.js';
+
+/** The report as logged and returned (turns as cluster lists). */
+export interface DispatchSummary {
+  clusters: number;
+  invalidRecords: number;
+  launchedTurns: number;
+  launchedClusters: string[];
+  failedLaunches: number;
+}
+
+/** Returns the middy handler of the dispatcher function. */
+export const createBridgeDispatchHandler = (o: {
+  dispatch: BridgeDispatchDeps;
+  config: Pick<
+    Config,
+    | 'bridgeWatchSeconds'
+    | 'bridgeEconomySeconds'
+    | 'bridgeClustersPerTurn'
+    | 'bridgeNodesPerTurn'
+  >;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Tests only: a faster schedule and a shorter lease. */
+  tickMs?: number;
+  leaseTtlMs?: number;
+}) => {
+  const handler = middy(
+    async (_event: unknown, context: Context): Promise<DispatchSummary> => {
+      const report = await dispatchBridgeTurns(o.dispatch, {
+        tickId: context.awsRequestId,
+        watchSeconds: o.config.bridgeWatchSeconds,
+        economySeconds: o.config.bridgeEconomySeconds,
+        clustersPerTurn: o.config.bridgeClustersPerTurn,
+        nodesPerTurn: o.config.bridgeNodesPerTurn,
+        ...(o.tickMs ? { tickMs: o.tickMs } : {}),
+        ...(o.leaseTtlMs ? { leaseTtlMs: o.leaseTtlMs } : {}),
+      });
+      const summary = summarize(report);
+      if (o.metrics) recordDispatchMetrics(o.metrics, summary);
+      if (summary.launchedTurns > 0 || summary.failedLaunches > 0) {
+        o.logger.info('bridge turns launched', { ...summary });
+      }
+      return summary;
+    }
+  ).use(injectLambdaContext(o.logger, { resetKeys: true }));
+  return o.metrics ? handler.use(logMetrics(o.metrics)) : handler;
+};
+
+const summarize = (r: DispatchReport): DispatchSummary => ({
+  clusters: r.clusters,
+  invalidRecords: r.invalid.length,
+  launchedTurns: r.launched.length,
+  launchedClusters: r.launched.flatMap((t) => t.clusters.map((c) => c.cluster)),
+  failedLaunches: r.failedLaunches,
+});
+
+/**
+ * Counts one tick: RegisteredClusters, InvalidClusterRecords (skipped
+ * registry items), BridgeLaunches (clusters whose run was launched) and
+ * BridgeLaunchFailures (turns Lambda refused).
+ */
+export const recordDispatchMetrics = (
+  metrics: Metrics,
+  s: DispatchSummary
+): void => {
+  metrics.addMetric('RegisteredClusters', MetricUnit.Count, s.clusters);
+  metrics.addMetric(
+    'InvalidClusterRecords',
+    MetricUnit.Count,
+    s.invalidRecords
+  );
+  metrics.addMetric(
+    'BridgeLaunches',
+    MetricUnit.Count,
+    s.launchedClusters.length
+  );
+  metrics.addMetric('BridgeLaunchFailures', MetricUnit.Count, s.failedLaunches);
+};

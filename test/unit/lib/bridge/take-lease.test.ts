@@ -1,0 +1,91 @@
+/**
+ * A successor bridge run takes its cluster's lease as soon as the run it
+ * succeeds releases it (a watch cluster is unwatched for about one poll at
+ * a hand-over), takes it once a crashed predecessor's lease runs out, and
+ * steps aside when another run took it.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
+import { sleep } from '#lib/bridge/resource-watch.js';
+import { TAKE_OVER_POLL_MS, takeLease } from '#lib/bridge/take-lease.js';
+
+const setUp = async (ttlMs: number, endsInMs: number) => {
+  const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+  const runUntilMs = systemClock.now() + endsInMs;
+  await leases.acquire('c', 'old', ttlMs, runUntilMs);
+  const successor = () =>
+    takeLease(
+      { cluster: 'c', holder: 'new', leases, clock: systemClock },
+      {
+        ttlMs,
+        runUntilMs: runUntilMs + 60_000,
+        after: { holder: 'old', runUntilMs },
+      }
+    );
+  return { leases, runUntilMs, successor };
+};
+
+describe('takeLease', () => {
+  it('takes the lease within a poll of the predecessor releasing it', async () => {
+    // Prepare
+    const { leases, successor } = await setUp(60_000, 300);
+    // Act
+    const taking = successor().then((v) => ({ v, atMs: systemClock.now() }));
+    await sleep(300);
+    const releasedAt = systemClock.now();
+    await leases.release('c', 'old');
+    const taken = await taking;
+    // Assess
+    expect(taken.v).toEqual({});
+    expect(taken.atMs - releasedAt).toBeLessThanOrEqual(
+      TAKE_OVER_POLL_MS + 150
+    );
+    expect((await leases.peek(['c'])).get('c')?.holder).toBe('new');
+  });
+
+  it('takes over from a predecessor that died holding the lease once it runs out', async () => {
+    // Prepare
+    const { leases, successor } = await setUp(400, 100);
+    // Act
+    const versions = await successor();
+    // Assess
+    expect(versions).toEqual({});
+    expect((await leases.peek(['c'])).get('c')?.holder).toBe('new');
+  });
+
+  it('steps aside when another run took the lease over', async () => {
+    // Prepare
+    const { leases, successor } = await setUp(300, 100);
+    await sleep(350);
+    await leases.acquire('c', 'someone-else', 60_000, systemClock.now() + 1);
+    // Act
+    const versions = await successor();
+    // Assess
+    expect(versions).toBeUndefined();
+    expect((await leases.peek(['c'])).get('c')?.holder).toBe('someone-else');
+  });
+
+  it('takes a free lease at once without waiting, and a held one not at all without a hand-over', async () => {
+    // Prepare
+    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+    await leases.acquire('held', 'h', 60_000);
+    const deps = (cluster: string) => ({
+      cluster,
+      holder: 'me',
+      leases,
+      clock: systemClock,
+    });
+    const opts = { ttlMs: 60_000, runUntilMs: systemClock.now() + 10_000 };
+    // Act
+    const free = await takeLease(deps('free'), opts);
+    const held = await takeLease(deps('held'), opts);
+    // Assess
+    expect(free).toEqual({});
+    expect(held).toBeUndefined();
+    expect((await leases.peek(['free'])).get('free')).toMatchObject({
+      holder: 'me',
+      runUntilMs: opts.runUntilMs,
+    });
+  });
+});
