@@ -23,7 +23,7 @@ import type {
 import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, RESOURCES } from './cluster-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
-import { takeLease } from './take-lease.js';
+import { takeLease, whileHoldingLease } from './take-lease.js';
 
 /** A dead bridge's cluster is taken over within this time. */
 export const LEASE_TTL_MS = 60_000;
@@ -86,7 +86,12 @@ export const runClusterBridge = async (
     return { cluster, outcome: 'lease-held', events: 0 };
   const run = new BridgeRun(deps, opts);
   try {
-    await run.start(stored);
+    // Checkpoints renew the lease once watching; until then, this does.
+    await whileHoldingLease(
+      deps,
+      { ttlMs: ttl, runUntilMs: opts.deadlineMs },
+      () => run.start(stored)
+    );
     await run.watchAll();
     await run.checkpointAndResync();
     await leases.release(cluster, holder);

@@ -70,3 +70,27 @@ export const takeLease = async (
     await sleep(wakeAt - now, opts.signal);
   }
 };
+
+/**
+ * Runs `work` while renewing `holder`'s lease every third of its TTL, so a
+ * run stuck on a slow API server (a relist that takes its request timeout)
+ * still holds its cluster, and the dispatcher launches no second run of it
+ * meanwhile. Renewal is the holder's own acquire, which keeps every stored
+ * field (bookmarks, a pending resync).
+ */
+export const whileHoldingLease = async <T>(
+  deps: TakeLeaseDeps,
+  opts: { ttlMs: number; runUntilMs: number },
+  work: () => Promise<T>
+): Promise<T> => {
+  const renew = setInterval(() => {
+    void deps.leases
+      .acquire(deps.cluster, deps.holder, opts.ttlMs, opts.runUntilMs)
+      .catch(() => undefined);
+  }, opts.ttlMs / 3);
+  try {
+    return await work();
+  } finally {
+    clearInterval(renew);
+  }
+};

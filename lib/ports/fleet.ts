@@ -119,6 +119,11 @@ export interface ClusterHealth {
   openUntilMs: number;
   /** The last cluster-level error, for `check` and logs (no credentials). */
   lastError: string;
+  /**
+   * While the breaker is half-open: until when the one sync probing the
+   * cluster may run (the others are requeued without a call meanwhile).
+   */
+  probeUntilMs?: number;
 }
 
 /** Per-cluster health shared by every reconciler. */
@@ -132,6 +137,12 @@ export interface ClusterHealthStore {
   ): Promise<ClusterHealth>;
   /** Closes the breaker after a success. */
   reset(cluster: string): Promise<void>;
+  /**
+   * Half-open: once the breaker's time has run out, lets one sync probe
+   * the cluster until `untilMs`; true for the one that got it. A failure
+   * (recordFailure) or a success (reset) ends the probe.
+   */
+  claimProbe(cluster: string, untilMs: number): Promise<boolean>;
 }
 
 /** Why the reconciler stopped acting on a cluster. */

@@ -14,21 +14,11 @@
  * no expectations either).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ApiErrorReason,
-  PoisonMessageError,
-  TerminalError,
-  toError,
-} from '../errors.js';
+import { PoisonMessageError, TerminalError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
-import {
-  clusterLevelError,
-  clusterRetryAfterMs,
-} from '../policy/cluster-health.js';
 import type {
   Clock,
-  ClusterHealth,
   ClusterHealthStore,
   Logger,
   MetricsSink,
@@ -37,10 +27,11 @@ import type {
   WorkQueueLedger,
 } from '../ports/index.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
+import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
-import { type ProcessOutcome, processKey } from './process-key.js';
+import { processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { withSyncDeadline } from './sync-deadline.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
@@ -68,6 +59,8 @@ export interface ReconcilerOptions {
   metrics: MetricsSink;
   /** Our field manager; any other writer counts as foreign. */
   fieldManager?: string;
+  /** How long a half-open breaker's probe may take (tests shorten it). */
+  probeTimeoutMs?: number;
 }
 
 /** Reconciles batches of queued keys. */
@@ -75,9 +68,11 @@ export class Reconciler {
   readonly #o: ReconcilerOptions;
 
   readonly #fights: FightGuard;
+  readonly #breaker: ClusterBreaker;
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
+    this.#breaker = new ClusterBreaker(options);
     this.#fights = new FightGuard({
       store: options.ownership,
       metrics: options.metrics,
@@ -129,8 +124,13 @@ export class Reconciler {
     if (session === undefined) return;
     const cluster = session.record.id;
     if (await this.#skipIfFenced(cluster, logger)) return;
-    const health = await this.#o.health.get(cluster);
-    if (await this.#requeueIfBackedOff(key, health, logger)) return;
+    const admitted = await this.#breaker.admit(
+      key,
+      session,
+      deadlineMs,
+      logger
+    );
+    if (admitted === false) return;
     await this.#forgetIfRedelivered(key, records, session, logger);
     const started = this.#o.clock.now();
     const { result, creates, deletes } = await this.#sync(
@@ -139,7 +139,7 @@ export class Reconciler {
       logger,
       deadlineMs
     );
-    await this.#settleHealth(cluster, health, result, logger);
+    await this.#breaker.settle(cluster, admitted.health, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
     await this.#fights.inspect(cluster, read, session.deps.events, logger);
     reportSync(
@@ -160,31 +160,6 @@ export class Reconciler {
     logger.error('cluster fenced: not acting (another controller is active)', {
       cluster,
       reason: fence.reason,
-    });
-    return true;
-  }
-
-  /**
-   * Returns whether the cluster's breaker is open; the key is then requeued
-   * for when it closes, without a call to the cluster.
-   */
-  async #requeueIfBackedOff(
-    key: string,
-    health: ClusterHealth | undefined,
-    logger: Logger
-  ): Promise<boolean> {
-    const { clock, ledger, queue } = this.#o;
-    if (health === undefined || health.openUntilMs <= clock.now()) {
-      return false;
-    }
-    // Cleared first, or the timer's add would coalesce into nothing.
-    await ledger.beginSync(key);
-    await queue.addAfter(key, health.openUntilMs - clock.now());
-    logger.warn('cluster backed off; key requeued without a call', {
-      cluster: parseDaemonSetKey(key).cluster,
-      failures: health.failures,
-      retryAfterMs: health.openUntilMs - clock.now(),
-      lastError: health.lastError,
     });
     return true;
   }
@@ -221,42 +196,6 @@ export class Reconciler {
       sync: (k) => syncDaemonSet(k, deps),
     });
     return { result, creates: podControl.creates, deletes: podControl.deletes };
-  }
-
-  /** Opens the cluster's breaker on a cluster-level failure, or closes it. */
-  async #settleHealth(
-    cluster: string,
-    before: ClusterHealth | undefined,
-    result: ProcessOutcome,
-    logger: Logger
-  ): Promise<void> {
-    const failure =
-      result.outcome === 'retrying'
-        ? clusterLevelError(result.error)
-        : undefined;
-    if (failure === undefined) {
-      if (result.outcome === 'synced' && before !== undefined) {
-        await this.#o.health.reset(cluster);
-        logger.info('cluster healthy again', { cluster });
-      }
-      return;
-    }
-    if (failure.reason === ApiErrorReason.Unauthorized) {
-      // Rotated credentials: reconnect (and re-read the secret) next time.
-      await this.#o.sessions.invalidate(cluster);
-    }
-    const health = await this.#o.health.recordFailure(
-      cluster,
-      failure.message,
-      clusterRetryAfterMs
-    );
-    this.#o.metrics.recordClusterUnhealthy(cluster, health.failures);
-    logger.warn('cluster unhealthy; backing it off', {
-      cluster,
-      reason: failure.reason,
-      failures: health.failures,
-      retryAfterMs: health.openUntilMs - this.#o.clock.now(),
-    });
   }
 
   /** Returns the key's cluster session; poison is logged and undefined. */

@@ -16,6 +16,31 @@ describe('DynamoClusterHealthStore', () => {
   });
   afterAll(() => table.client.destroy());
 
+  it('grants one probe of a half-open cluster among racing syncs, none while open or healthy, and a failure ends it', async () => {
+    // Prepare
+    await store.recordFailure('probe', 'timed out', () => 1_000);
+    const whileOpen = await store.claimProbe('probe', clock.now() + 45_000);
+    const healthy = await store.claimProbe('never-failed', clock.now() + 1);
+    clock.step(1_000);
+    // Act
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        store.claimProbe('probe', clock.now() + 45_000)
+      )
+    );
+    const probing = await store.get('probe');
+    await store.recordFailure('probe', 'timed out again', () => 2_000);
+    const afterFailure = await store.get('probe');
+    clock.step(2_000);
+    const next = await store.claimProbe('probe', clock.now() + 45_000);
+    // Assess
+    expect([whileOpen, healthy]).toEqual([false, false]);
+    expect(racing.filter(Boolean)).toHaveLength(1);
+    expect(probing?.probeUntilMs).toBe(clock.now() - 2_000 + 45_000);
+    expect(afterFailure?.probeUntilMs).toBeUndefined();
+    expect(next).toBe(true);
+  });
+
   it('reads a cluster without failures as healthy', async () => {
     // Act / Assess
     expect(await store.get('fresh')).toBeUndefined();

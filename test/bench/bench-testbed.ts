@@ -127,3 +127,19 @@ export const cleanUpRun = async (
   await deleteNodes(admin, nodes);
   say(`clean-up of ${ns}: ${Date.now() - started} ms`);
 };
+
+/**
+ * Starts another cluster on the bench's etcd under its own key prefix: its
+ * own kube-apiserver, kube-scheduler and KWOK (many clusters, one etcd).
+ */
+export const startTenant = (
+  bed: BenchTestbed,
+  prefix: string
+): Promise<ControlPlane> =>
+  ControlPlane.start({
+    binDir: bed.binDir,
+    sharedEtcd: {
+      clientPort: bed.controlPlane.etcdClientPort,
+      prefix: `/${prefix}`,
+    },
+  });

@@ -12,10 +12,20 @@
  *   --upstream-nodes 5,100      node counts of upstream's controller
  *   --upstream-qps 20,1000      upstream's --kube-api-qps (20 is its default)
  *   --repeats 3                 runs per node count and controller
+ *   --suite fleet               (opt-in) many clusters, one stack:
+ *   --fleet-healthy 6           real clusters (API servers on one etcd)
+ *   --fleet-sick 90             dead, slow and 429-answering neighbours
+ *   --fleet-huge 1000           nodes of the huge cluster (0: none)
+ *   --fleet-rounds 3            template changes per phase
+ *   --suite idle                (opt-in) a converged fleet left idle:
+ *   --idle-per-mode 2           clusters in watch mode, and as many in economy
+ *   --idle-minutes 60           the idle window counted
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { runConvergeBench } from './converge-report.js';
+import { runFleetBench } from './fleet.js';
+import { runIdleBench } from './idle-cost.js';
 import { say, seconds } from './markdown.js';
 import { runSyncReadsBench } from './sync-reads.js';
 
@@ -34,6 +44,12 @@ const { values } = parseArgs({
     'upstream-nodes': { type: 'string', default: '5,100' },
     'upstream-qps': { type: 'string', default: '20,1000' },
     repeats: { type: 'string', default: '3' },
+    'fleet-healthy': { type: 'string', default: '6' },
+    'fleet-sick': { type: 'string', default: '90' },
+    'fleet-huge': { type: 'string', default: '1000' },
+    'fleet-rounds': { type: 'string', default: '3' },
+    'idle-per-mode': { type: 'string', default: '2' },
+    'idle-minutes': { type: 'string', default: '60' },
   },
 });
 
@@ -76,6 +92,25 @@ if (suites.has('converge')) {
       upstreamNodes: numbers(values['upstream-nodes']),
       upstreamQps: numbers(values['upstream-qps']),
       repeats: Number(values.repeats),
+    })
+  );
+}
+if (suites.has('fleet')) {
+  await timed('fleet', () =>
+    runFleetBench({
+      healthy: Number(values['fleet-healthy']),
+      sick: Number(values['fleet-sick']),
+      hugeNodes: Number(values['fleet-huge']),
+      rounds: Number(values['fleet-rounds']),
+      nodesPerCluster: 3,
+    })
+  );
+}
+if (suites.has('idle')) {
+  await timed('idle', () =>
+    runIdleBench({
+      perMode: Number(values['idle-per-mode']),
+      minutes: Number(values['idle-minutes']),
     })
   );
 }

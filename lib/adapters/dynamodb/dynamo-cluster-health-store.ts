@@ -55,10 +55,12 @@ export class DynamoClusterHealthStore
     if (item === undefined || isExpiredItem(item, this.#clock.now())) {
       return undefined;
     }
+    const probeUntilMs = readNumber(item, 'probeUntilMs');
     return {
       failures: readNumber(item, 'failures') ?? 0,
       openUntilMs: readNumber(item, 'openUntilMs') ?? 0,
       lastError: readString(item, 'lastError') ?? '',
+      ...(probeUntilMs === undefined ? {} : { probeUntilMs }),
     };
   }
 
@@ -80,7 +82,7 @@ export class DynamoClusterHealthStore
           Key: this.#key(cluster),
           ...buildExpression({
             update:
-              'ADD #failures :one SET #lastError = :error, #expiresAt = :expiresAt',
+              'ADD #failures :one SET #lastError = :error, #expiresAt = :expiresAt REMOVE #probeUntilMs',
             values: {
               ':one': num(1),
               ':error': str(lastError),
@@ -109,6 +111,25 @@ export class DynamoClusterHealthStore
       )
     );
     return { failures, openUntilMs, lastError };
+  }
+
+  async claimProbe(cluster: string, untilMs: number): Promise<boolean> {
+    const now = this.#clock.now();
+    const outcome = await conditionalWrite(`claim probe ${cluster}`, () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.#key(cluster),
+          ...buildExpression({
+            update: 'SET #probeUntilMs = :until',
+            condition:
+              'attribute_exists(#failures) AND #openUntilMs <= :now AND (attribute_not_exists(#probeUntilMs) OR #probeUntilMs < :now)',
+            values: { ':until': num(untilMs), ':now': num(now) },
+          }),
+        })
+      )
+    );
+    return outcome.ok;
   }
 
   async reset(cluster: string): Promise<void> {

@@ -33,6 +33,15 @@ export class MemoryClusterHealthStore implements ClusterHealthStore {
     return health;
   }
 
+  async claimProbe(cluster: string, untilMs: number): Promise<boolean> {
+    const health = this.#byCluster.get(cluster);
+    const now = this.#clock.now();
+    if (health === undefined || health.openUntilMs > now) return false;
+    if ((health.probeUntilMs ?? 0) >= now) return false;
+    this.#byCluster.set(cluster, { ...health, probeUntilMs: untilMs });
+    return true;
+  }
+
   async reset(cluster: string): Promise<void> {
     this.#byCluster.delete(cluster);
   }

@@ -38,6 +38,8 @@ import {
 const VISIBILITY_SECONDS = 6;
 /** Below the visibility timeout, as Lambda demands. */
 const FUNCTION_TIMEOUT_MS = 5_000;
+/** The bridge functions' timeouts, as deployed (serverless.yml). */
+const BRIDGE_TIMEOUT_MS = { watch: 900_000, economy: 60_000 } as const;
 /** The dispatcher's schedule, sixty times faster than the deployed one. */
 const DISPATCH_TICK_MS = 1_000;
 
@@ -52,6 +54,8 @@ export interface StackOptions {
   ownership?: ClusterRecord['ownership'];
   /** Lease of a bridge that died without releasing it (default 4 s). */
   leaseTtlMs?: number;
+  /** Concurrent reconcile invocations (default 2). */
+  reconcileConcurrency?: number;
   /** How often the dispatcher ticks (default DISPATCH_TICK_MS). */
   dispatchTickMs?: number;
   /** How often every DaemonSet is queued again (default 1 h). */
@@ -71,6 +75,10 @@ export class ServerlessStack {
   readonly bridgeRuns: ClusterRunResult[][] = [];
   /** Every turn the dispatcher launched. */
   readonly bridgeTurns: BridgeTurn[] = [];
+  /** Each finished bridge invocation's turn and wall time. */
+  readonly bridgeInvocations: { turn: BridgeTurn; durationMs: number }[] = [];
+  /** Each dispatcher tick's wall time. */
+  readonly dispatchTicks: number[] = [];
   reconcilePoller!: EsmPoller;
   requeuePoller!: EsmPoller;
   wiring!: AwsWiring;
@@ -122,15 +130,7 @@ export class ServerlessStack {
       // The test bed's cluster is registered with its kubeconfig file.
       allowKubeconfigFiles: true,
     });
-    await new DynamoClusterRegistry({
-      client: this.table.client,
-      tableName: this.table.tableName,
-      clock: systemClock,
-    }).put({
-      id: this.cluster,
-      endpoint: '',
-      caData: '',
-      auth: { type: 'kubeconfig', path: this.#o.kubeconfigPath },
+    await this.registerCluster(this.cluster, this.#o.kubeconfigPath, {
       ownership: this.#o.ownership ?? 'apps/v1',
       bridgeMode: this.#o.bridgeMode ?? 'watch',
     });
@@ -144,7 +144,7 @@ export class ServerlessStack {
         logger,
         metrics,
       }),
-      concurrency: 2,
+      concurrency: this.#o.reconcileConcurrency ?? 2,
       functionTimeoutMs: FUNCTION_TIMEOUT_MS,
       functionName: 'reconcile',
     });
@@ -177,15 +177,20 @@ export class ServerlessStack {
     });
     const launch = async (turn: BridgeTurn): Promise<void> => {
       this.bridgeTurns.push(turn);
+      const startedAt = systemClock.now();
       const running = bridge(
         structuredClone(turn),
         lambdaContext({
           functionName: `${turn.mode}-bridge`,
-          timeoutMs: 60_000,
+          timeoutMs: BRIDGE_TIMEOUT_MS[turn.mode],
         })
       ).then(
         (runs) => {
           this.bridgeRuns.push(runs);
+          this.bridgeInvocations.push({
+            turn,
+            durationMs: systemClock.now() - startedAt,
+          });
         },
         () => undefined
       );
@@ -204,10 +209,12 @@ export class ServerlessStack {
     });
     this.#bridgeLoop = (async () => {
       while (!signal.aborted) {
+        const tickAt = systemClock.now();
         await dispatch(
           {},
           lambdaContext({ functionName: 'bridge-dispatch', timeoutMs: 30_000 })
         ).catch(() => undefined);
+        this.dispatchTicks.push(systemClock.now() - tickAt);
         await sleep(this.#o.dispatchTickMs ?? DISPATCH_TICK_MS, signal);
       }
     })();
@@ -218,6 +225,28 @@ export class ServerlessStack {
     this.#bridgeAbort.abort();
     await this.#bridgeLoop;
     await Promise.all([...this.#turnsRunning]);
+  }
+
+  /** Registers a cluster reached through a kubeconfig file. */
+  async registerCluster(
+    id: string,
+    kubeconfigPath: string,
+    o: Pick<ClusterRecord, 'ownership' | 'bridgeMode'> = {
+      ownership: 'apps/v1',
+      bridgeMode: 'watch',
+    }
+  ): Promise<void> {
+    await new DynamoClusterRegistry({
+      client: this.table.client,
+      tableName: this.table.tableName,
+      clock: systemClock,
+    }).put({
+      id,
+      endpoint: '',
+      caData: '',
+      auth: { type: 'kubeconfig', path: kubeconfigPath },
+      ...o,
+    });
   }
 
   /** The product's SDK client options: the emulators, test credentials. */

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import { TAKE_OVER_POLL_MS, takeLease } from '#lib/bridge/take-lease.js';
+import {
+  TAKE_OVER_POLL_MS,
+  takeLease,
+  whileHoldingLease,
+} from '#lib/bridge/take-lease.js';
 
 const setUp = async (ttlMs: number, endsInMs: number) => {
   const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
@@ -87,5 +91,28 @@ describe('takeLease', () => {
       holder: 'me',
       runUntilMs: opts.runUntilMs,
     });
+  });
+
+  it('keeps the lease of a run whose start outlasts the TTL (a slow relist), so no second run is launched', async () => {
+    // Prepare
+    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+    const deps = { cluster: 'c', holder: 'me', leases, clock: systemClock };
+    const opts = { ttlMs: 300, runUntilMs: systemClock.now() + 10_000 };
+    await leases.acquire('c', 'me', opts.ttlMs, opts.runUntilMs);
+    const seen: boolean[] = [];
+    // Act: three TTLs of work, the lease looked at every 100 ms.
+    const result = await whileHoldingLease(deps, opts, async () => {
+      for (let i = 0; i < 9; i++) {
+        await sleep(100);
+        const lease = (await leases.peek(['c'])).get('c');
+        seen.push((lease?.leaseUntilMs ?? 0) >= systemClock.now());
+      }
+      return 'started';
+    });
+    const other = await leases.acquire('c', 'other', 300);
+    // Assess
+    expect(result).toBe('started');
+    expect(seen.every(Boolean)).toBe(true);
+    expect(other).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@
  * a batch, the client-go retry rules (processNextWorkItem / handleErr),
  * poison messages, redelivery after a crash.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import {
@@ -112,8 +112,11 @@ describe('Reconciler', () => {
   let opened: string[];
   let invalidated: string[];
   let health: MemoryClusterHealthStore;
+  /** What the cluster's GET /version does (a half-open breaker's probe). */
+  let probeAnswer: () => Promise<string | undefined>;
 
   beforeEach(() => {
+    probeAnswer = async () => 'v1.36.3';
     h = newHarness();
     queue = new MemoryWorkQueue({ now: () => h.clock.now() });
     metrics = new LocalMetrics();
@@ -129,7 +132,9 @@ describe('Reconciler', () => {
         ownership: 'apps/v1',
         bridgeMode: 'watch',
       },
-      connection: undefined as never,
+      connection: {
+        probe: { version: () => probeAnswer() },
+      } as unknown as ClusterSession['connection'],
       deps: { ...h.deps },
     };
     reconciler = new Reconciler({
@@ -148,6 +153,7 @@ describe('Reconciler', () => {
       clock: h.clock,
       logger: h.logger,
       metrics,
+      probeTimeoutMs: 50,
     });
     h.cluster.nodes.push(...makeNodes(0, 3));
   });
@@ -360,6 +366,68 @@ describe('Reconciler', () => {
     // Assess
     expect(await health.get(CLUSTER)).toBeUndefined();
     expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('lets one sync probe a cluster whose breaker time ran out and requeues the others without a call while it runs (half-open)', async () => {
+    // Prepare: a failure some time ago; the probe's sync hangs on a read.
+    const a = addDaemonSet(h, newDaemonSet('a'));
+    const b = newDaemonSet('b');
+    if (b.metadata) b.metadata.namespace = 'b';
+    addDaemonSet(h, b);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    h.clock.step(1_001);
+    let release: () => void = () => undefined;
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return listNodes();
+    };
+    const deadlineMs = h.clock.now() + 45_000;
+    // Act: a's sync probes; b's arrives while it hangs.
+    const probing = reconciler.forBatch(
+      [record(keyOf(a))],
+      deadlineMs
+    )(record(keyOf(a)));
+    await vi.waitFor(() => expect(release).not.toBe(undefined));
+    await reconciler.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
+    const readsWhileProbing = h.cluster.reads;
+    h.cluster.listNodes = listNodes;
+    release();
+    await probing;
+    // Assess: b made no call and waits; the probe's success closed the breaker.
+    const waits = h.logger.lines.filter(
+      (l) => l.message === 'cluster backed off; key requeued without a call'
+    );
+    expect(waits).toHaveLength(1);
+    // It looks again within 5 s, not at the probe's 45-s deadline.
+    expect(waits[0]?.fields).toMatchObject({ retryAfterMs: 5_000 });
+    expect(
+      h.cluster.created.filter((p) => p.metadata?.namespace === 'b')
+    ).toEqual([]);
+    expect(readsWhileProbing).toBeLessThanOrEqual(1);
+    expect(await health.get(CLUSTER)).toBeUndefined();
+  });
+
+  it('sends a half-open cluster that does not answer its probe in time back to backoff, without a sync', async () => {
+    // Prepare: the backoff ran out; the API server now accepts and hangs.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    h.clock.step(1_001);
+    probeAnswer = () => new Promise(() => undefined);
+    const reads = h.cluster.reads;
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(h.cluster.reads).toBe(reads);
+    expect((await health.get(CLUSTER))?.failures).toBe(2);
+    expect(h.logger.lines.map((l) => l.message)).toEqual(
+      expect.arrayContaining([
+        'cluster unhealthy; backing it off',
+        'cluster backed off; key requeued without a call',
+      ])
+    );
   });
 
   it('reconnects after the cluster rejects the credentials', async () => {

@@ -1,0 +1,184 @@
+/**
+ * The cluster breaker around each sync: when a cluster, not a DaemonSet, is
+ * the problem (policy/cluster-health.ts), its keys wait without a call
+ * while the breaker is open. When the backoff runs out the breaker is
+ * half-open: one sync claims the probe, asks the cluster for its version
+ * with a short timeout, and only then syncs; the cluster's other keys keep
+ * waiting. So a cluster that hangs instead of failing holds one reconciler
+ * for seconds per backoff period, not every reconciler its keys reach for
+ * a whole request timeout.
+ */
+import { ApiErrorReason, KubeApiError, toError } from '../errors.js';
+import { parseDaemonSetKey } from '../keys.js';
+import {
+  clusterLevelError,
+  clusterRetryAfterMs,
+} from '../policy/cluster-health.js';
+import type {
+  Clock,
+  ClusterHealth,
+  ClusterHealthStore,
+  Logger,
+  MetricsSink,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
+import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
+import type { ProcessOutcome } from './process-key.js';
+
+/** A key waiting for a cluster's probe looks again within these bounds. */
+const MIN_PROBE_WAIT_MS = 1_000;
+const MAX_PROBE_WAIT_MS = 5_000;
+/** How long the probe's GET /version may take. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+/** What the breaker needs. */
+export interface ClusterBreakerOptions {
+  health: ClusterHealthStore;
+  sessions: Pick<ClusterSessions, 'invalidate'>;
+  ledger: WorkQueueLedger;
+  queue: WorkQueue;
+  clock: Clock;
+  metrics: MetricsSink;
+  /** How long the probe may take (default PROBE_TIMEOUT_MS); tests shorten it. */
+  probeTimeoutMs?: number;
+}
+
+/** Admits syncs of a cluster, and settles the breaker after each. */
+export class ClusterBreaker {
+  readonly #o: ClusterBreakerOptions;
+
+  constructor(options: ClusterBreakerOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Returns the cluster's health when the key may sync now (undefined:
+   * healthy); else requeues the key without a call and returns false.
+   */
+  async admit(
+    key: string,
+    session: ClusterSession,
+    deadlineMs: number,
+    logger: Logger
+  ): Promise<{ health: ClusterHealth | undefined } | false> {
+    const { clock, health: store } = this.#o;
+    const cluster = session.record.id;
+    const health = await store.get(cluster);
+    if (health === undefined) return { health };
+    if (health.openUntilMs > clock.now()) {
+      await this.#wait(key, health, health.openUntilMs, logger);
+      return false;
+    }
+    if (!(await store.claimProbe(cluster, deadlineMs))) {
+      // Another sync probes it: look again when it must be done, or sooner
+      // (it may end early), without a call either way.
+      const probeEndMs = health.probeUntilMs ?? clock.now();
+      const at = Math.min(
+        Math.max(probeEndMs, clock.now() + MIN_PROBE_WAIT_MS),
+        clock.now() + MAX_PROBE_WAIT_MS
+      );
+      await this.#wait(key, health, at, logger);
+      return false;
+    }
+    try {
+      await answersWithin(
+        session.connection.probe.version(),
+        this.#o.probeTimeoutMs ?? PROBE_TIMEOUT_MS
+      );
+      return { health };
+    } catch (e) {
+      const failure =
+        clusterLevelError(e) ??
+        new KubeApiError(`probe of ${cluster}: ${toError(e).message}`, {
+          reason: ApiErrorReason.Unreachable,
+          statusCode: 0,
+        });
+      const after = await this.#open(cluster, failure, logger);
+      await this.#wait(key, after, after.openUntilMs, logger);
+      return false;
+    }
+  }
+
+  /** Opens the breaker on a cluster-level failure, or closes it. */
+  async settle(
+    cluster: string,
+    before: ClusterHealth | undefined,
+    result: ProcessOutcome,
+    logger: Logger
+  ): Promise<void> {
+    const failure =
+      result.outcome === 'retrying'
+        ? clusterLevelError(result.error)
+        : undefined;
+    if (failure === undefined) {
+      if (result.outcome === 'synced' && before !== undefined) {
+        await this.#o.health.reset(cluster);
+        logger.info('cluster healthy again', { cluster });
+      }
+      return;
+    }
+    await this.#open(cluster, failure, logger);
+  }
+
+  async #open(
+    cluster: string,
+    failure: KubeApiError,
+    logger: Logger
+  ): Promise<ClusterHealth> {
+    if (failure.reason === ApiErrorReason.Unauthorized) {
+      // Rotated credentials: reconnect (and re-read the secret) next time.
+      await this.#o.sessions.invalidate(cluster);
+    }
+    const health = await this.#o.health.recordFailure(
+      cluster,
+      failure.message,
+      clusterRetryAfterMs
+    );
+    this.#o.metrics.recordClusterUnhealthy(cluster, health.failures);
+    logger.warn('cluster unhealthy; backing it off', {
+      cluster,
+      reason: failure.reason,
+      failures: health.failures,
+      retryAfterMs: health.openUntilMs - this.#o.clock.now(),
+    });
+    return health;
+  }
+
+  /** Requeues the key for `atMs` without a call to the cluster. */
+  async #wait(
+    key: string,
+    health: ClusterHealth,
+    atMs: number,
+    logger: Logger
+  ): Promise<void> {
+    const { clock, ledger, queue } = this.#o;
+    // Cleared first, or the timer's add would coalesce into nothing.
+    await ledger.beginSync(key);
+    await queue.addAfter(key, atMs - clock.now());
+    logger.warn('cluster backed off; key requeued without a call', {
+      cluster: parseDaemonSetKey(key).cluster,
+      failures: health.failures,
+      retryAfterMs: atMs - clock.now(),
+      lastError: health.lastError,
+    });
+  }
+}
+
+/** Resolves as `work` does, or rejects once `ms` have passed first. */
+const answersWithin = async <T>(work: Promise<T>, ms: number): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${ms} ms`)),
+          ms
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
