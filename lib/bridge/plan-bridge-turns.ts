@@ -118,10 +118,16 @@ const planWatchRun = (
   const nodes = lease?.size?.nodes ?? 0;
   if (!isLive(lease, input.nowMs)) {
     if (isBackingOff(lease, input.nowMs)) return undefined;
+    // Never shorter than the lead: a tick must see the run live to launch
+    // its successor, or the cluster would start afresh after every turn.
+    const turnMs = Math.max(
+      firstTurnMs(cluster, input.watchMs),
+      input.handoverLeadMs
+    );
     return {
       cluster,
       mode: 'watch',
-      stopAtMs: input.nowMs + firstTurnMs(cluster, input.watchMs),
+      stopAtMs: input.nowMs + turnMs,
       takeOverFrom: undefined,
       nodes,
     };

@@ -36,7 +36,7 @@ export const PRICES = {
   logGb: 0.5,
   metricMonth: 0.3,
 };
-const MEMORY_GB = { watch: 1, economy: 0.25, dispatch: 0.25 } as const;
+const MEMORY_GB = { watch: 0.5, economy: 0.25, dispatch: 0.25 } as const;
 const HOURS_PER_MONTH = 730;
 const NS = 'idle';
 const SELECTOR = { idle: 'yes' };
@@ -237,7 +237,7 @@ export const runIdleBench = async (o: IdleBenchOptions): Promise<string> => {
     return [
       `### Idle cost: ${clusters.length} converged clusters, ${fixed(hours * 60, 0)} idle minutes at the deployed timings`,
       '',
-      `Reconcile invocations during the window: ${reconciles}. Prices assumed (us-east-1): Lambda arm64 $${PRICES.lambdaGbSecond}/GB-s and $0.20/M requests (watch function 1,024 MB, economy 256 MB, dispatcher 256 MB), DynamoDB on demand $0.625/M write and $0.125/M read units (one unit per item touched; items are under 1 KB), SQS $0.40/M requests, logs $0.50/GB ingested. Per hour counted, per month priced (730 h).`,
+      `Reconcile invocations during the window: ${reconciles}. Prices assumed (us-east-1): Lambda arm64 $${PRICES.lambdaGbSecond}/GB-s and $0.20/M requests (watch function 512 MB, economy 256 MB, dispatcher 256 MB), DynamoDB on demand $0.625/M write and $0.125/M read units (one unit per item touched; items are under 1 KB), SQS $0.40/M requests, logs $0.50/GB ingested. Per hour counted, per month priced (730 h).`,
       '',
       markdownTable(
         [

@@ -14,7 +14,7 @@
  *   --repeats 3                 runs per node count and controller
  *   --suite fleet               (opt-in) many clusters, one stack:
  *   --fleet-healthy 6           real clusters (API servers on one etcd)
- *   --fleet-sick 90             dead, slow and 429-answering neighbours
+ *   --fleet-sick 93             dead, slow and 429-answering neighbours
  *   --fleet-huge 1000           nodes of the huge cluster (0: none)
  *   --fleet-rounds 3            template changes per phase
  *   --suite idle                (opt-in) a converged fleet left idle:
@@ -45,7 +45,7 @@ const { values } = parseArgs({
     'upstream-qps': { type: 'string', default: '20,1000' },
     repeats: { type: 'string', default: '3' },
     'fleet-healthy': { type: 'string', default: '6' },
-    'fleet-sick': { type: 'string', default: '90' },
+    'fleet-sick': { type: 'string', default: '93' },
     'fleet-huge': { type: 'string', default: '1000' },
     'fleet-rounds': { type: 'string', default: '3' },
     'idle-per-mode': { type: 'string', default: '2' },

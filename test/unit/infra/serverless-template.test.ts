@@ -169,7 +169,7 @@ describe('serverless.yml', () => {
     expect(vars.BRIDGE_ECONOMY_FUNCTION).toBe(
       name('EconomyBridgeLambdaFunction')
     );
-    expect(prop(t, 'WatchBridgeLambdaFunction', 'MemorySize')).toBe(1024);
+    expect(prop(t, 'WatchBridgeLambdaFunction', 'MemorySize')).toBe(512);
     expect(prop(t, 'EconomyBridgeLambdaFunction', 'MemorySize')).toBe(256);
   });
 

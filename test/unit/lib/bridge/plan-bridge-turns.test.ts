@@ -156,6 +156,20 @@ describe('planBridgeRuns', () => {
     expect(bridgeRetryAtMs({ count: 2, lastAtMs: 0 })).toBe(20_000);
   });
 
+  it('never makes a first turn shorter than the hand-over lead, so the next tick sees it and launches its successor', () => {
+    // Prepare: a short period (a test or a custom BRIDGE_WATCH_SECONDS).
+    const short = { ...input([]), watchMs: 6_000, handoverLeadMs: 6_000 };
+    const ids = Array.from({ length: 50 }, (_, i) => `c-${i}`);
+    // Act
+    const runs = planBridgeRuns({
+      ...short,
+      records: ids.map((id) => ({ id, bridgeMode: 'watch' as const })),
+    });
+    // Assess
+    expect(Math.min(...runs.map((r) => r.stopAtMs - NOW))).toBe(6_000);
+    expect(ids.some((id) => firstTurnMs(id, 6_000) < 6_000)).toBe(true);
+  });
+
   it('spreads the hand-overs of 100 clusters started together over the period', () => {
     // Act
     const ends = Array.from({ length: 100 }, (_, i) =>

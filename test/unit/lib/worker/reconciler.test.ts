@@ -19,7 +19,11 @@ import {
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
 import { processKey } from '#lib/worker/process-key.js';
-import { type QueuedKey, Reconciler } from '#lib/worker/reconciler.js';
+import {
+  MAX_PARALLEL_SYNCS,
+  type QueuedKey,
+  Reconciler,
+} from '#lib/worker/reconciler.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
 import {
   addDaemonSet,
@@ -173,6 +177,32 @@ describe('Reconciler', () => {
     expect(settled.every((s) => s.status === 'fulfilled')).toBe(true);
     expect(metrics.syncs).toBe(1);
     expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('runs at most four syncs of a batch at once, the rest as slots free (bounded memory)', async () => {
+    // Prepare: ten DaemonSets; every sync's node list waits until released.
+    const dss = Array.from({ length: 10 }, (_, i) =>
+      addDaemonSet(h, newDaemonSet(`ds-${i}`))
+    );
+    let inFlight = 0;
+    let most = 0;
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      return listNodes();
+    };
+    // Act
+    await runBatch(dss.map((ds) => record(keyOf(ds))));
+    // Assess
+    expect(most).toBe(MAX_PARALLEL_SYNCS);
+    expect(
+      new Set(
+        h.cluster.created.map((p) => p.metadata?.ownerReferences?.[0]?.name)
+      ).size
+    ).toBe(10);
   });
 
   it('syncs distinct keys of one batch separately', async () => {
