@@ -36,6 +36,29 @@ export interface SyncReadsOptions {
   batchSize: number;
 }
 
+/** Batch shapes whose memory is measured: the old 10 at once, and 4. */
+const PARALLEL_SYNCS = [4, 10];
+
+/**
+ * Returns how far the RSS rose above its level before `work`, sampled every
+ * 5 ms while it runs (garbage of earlier work is collected first when Node
+ * runs with --expose-gc).
+ */
+const peakRssGrowth = async (work: () => Promise<unknown>): Promise<number> => {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return Math.max(peak, process.memoryUsage().rss) - before;
+};
+
 const CLUSTER = 'bench';
 const NS = 'bench-reads';
 const KEY = `${CLUSTER}/${NS}/agent`;
@@ -110,6 +133,7 @@ export const runSyncReadsBench = async (
   const rows: Row[] = [];
   const ratioRows: Row[] = [];
   const readRows: Row[] = [];
+  const memoryRows: Row[] = [];
   try {
     await createNamespace(admin, NS);
     const names = await createDaemonSets(admin, NS, o.neighbours);
@@ -149,6 +173,16 @@ export const runSyncReadsBench = async (
       for (const [what, s] of await measureEachRead(http, NS, 'agent')) {
         readRows.push([target, what, s.requests, kib(s.bytesRead)]);
       }
+      for (const parallel of PARALLEL_SYNCS) {
+        const grewBy = await peakRssGrowth(() =>
+          Promise.all(
+            Array.from({ length: parallel }, () =>
+              measureSync(http, KEY, 'snapshot', logger)
+            )
+          )
+        );
+        memoryRows.push([target, parallel, fixed(grewBy / 2 ** 20, 0)]);
+      }
     }
   } finally {
     http.close();
@@ -187,6 +221,10 @@ export const runSyncReadsBench = async (
     'Each read once (500 items per page):',
     '',
     markdownTable(['nodes', 'read', 'requests', 'KiB'], readRows),
+    '',
+    'Peak growth of the process RSS while a batch of syncs of the DaemonSet runs at once (the reconcile function runs at most 4 of a batch of 10 at once):',
+    '',
+    markdownTable(['nodes', 'syncs at once', 'RSS growth MiB'], memoryRows),
     '',
     'Test bed for measurement 1:',
     '',
