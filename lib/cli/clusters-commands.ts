@@ -21,7 +21,7 @@ import {
   formatCheck,
   formatClusterTable,
 } from './format-clusters-output.js';
-import { runtimeState } from './runtime-state.js';
+import { clusterStates, runtimeState } from './runtime-state.js';
 
 /** A registry the CLI can also write (DynamoClusterRegistry is one). */
 export interface ClusterRegistryAdmin extends ClusterRegistry {
@@ -42,8 +42,8 @@ export interface ClustersCliDeps {
   ownership: Pick<OwnershipStore, 'getFence' | 'clearFence'>;
   /** The clusters' breakers. */
   health: Pick<ClusterHealthStore, 'get'>;
-  /** The bridges' leases, to ask for a resync after an unfence. */
-  leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget'>;
+  /** The bridges' leases: their state, and a resync after an unfence. */
+  leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
 }
 
 /** A command's outcome: human lines, the `--json` document, the exit code. */
@@ -76,15 +76,19 @@ const invalidLines = (invalid: readonly InvalidClusterRecord[]): string[] =>
 
 const list = async (deps: ClustersCliDeps): Promise<Outcome> => {
   const { records, invalid } = await deps.registry.list();
+  const states = await clusterStates(records, deps);
   return {
     // Exit 1 while an item is skipped: scripts should notice.
     exitCode: invalid.length > 0 ? 1 : 0,
     lines: [
-      ...formatClusterTable(records, deps.serverOf),
+      ...formatClusterTable(records, deps.serverOf, states),
       ...invalidLines(invalid),
     ],
     json: {
-      clusters: records.map((r) => summary(r, deps)),
+      clusters: records.map((r) => ({
+        ...summary(r, deps),
+        ...states.get(r.id),
+      })),
       invalid,
     },
   };

@@ -6,6 +6,7 @@
 import type { ClusterAuth, ClusterRecord } from '../ports/index.js';
 import type { ClusterCheck } from './check-cluster.js';
 import { formatResource } from './reconciler-access-checks.js';
+import type { ClusterState } from './runtime-state.js';
 
 /** Returns how a cluster authenticates, e.g. `eks prod eu-west-1`. */
 export const describeAuth = (auth: ClusterAuth): string => {
@@ -38,22 +39,29 @@ const columns = (rows: readonly (readonly string[])[]): string[] => {
 
 /**
  * Returns the lines of `clusters list`: a header and one row per cluster
- * (id, server, auth, mode). `serverOf` names the server of records whose
- * kubeconfig holds it.
+ * (id, server, mode, status, bridge, API budget, auth). `serverOf` names the
+ * server of records whose kubeconfig holds it.
  */
 export const formatClusterTable = (
   records: readonly ClusterRecord[],
-  serverOf: (record: ClusterRecord) => string
+  serverOf: (record: ClusterRecord) => string,
+  states: ReadonlyMap<string, ClusterState> = new Map()
 ): string[] => {
   if (records.length === 0) return ['no clusters registered'];
   return columns([
-    ['ID', 'SERVER', 'MODE', 'AUTH'],
-    ...records.map((r) => [
-      r.id,
-      serverOf(r) || '-',
-      r.bridgeMode,
-      describeAuth(r.auth),
-    ]),
+    ['ID', 'SERVER', 'MODE', 'STATUS', 'BRIDGE', 'BUDGET', 'AUTH'],
+    ...records.map((r) => {
+      const state = states.get(r.id);
+      return [
+        r.id,
+        serverOf(r) || '-',
+        r.bridgeMode,
+        state?.status ?? '-',
+        state?.bridge ?? '-',
+        state?.budget ?? '-',
+        describeAuth(r.auth),
+      ];
+    }),
   ]);
 };
 

@@ -2,7 +2,14 @@
  * What `clusters check` adds to a cluster's check: the state the
  * reconcilers recorded for it (fight detection's fence, the breaker).
  */
-import type { ClusterHealthStore, OwnershipStore } from '../ports/index.js';
+import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
+import type {
+  BridgeLeaseStore,
+  ClusterHealthStore,
+  ClusterRecord,
+  LeaseView,
+  OwnershipStore,
+} from '../ports/index.js';
 
 /** What the reconcilers recorded about a cluster: fence and breaker. */
 export const runtimeState = async (
@@ -27,4 +34,61 @@ export const runtimeState = async (
     );
   }
   return { fenced: fence !== undefined, lines, json: { fence, health } };
+};
+
+/** A cluster's row state in `clusters list`. */
+export interface ClusterState {
+  /** Ready, Unhealthy (breaker open), or Fenced. */
+  status: string;
+  /** What its bridge is doing: running, idle, failing ×N, never. */
+  bridge: string;
+  /** The API budget its reconcilers share, `qps/burst`. */
+  budget: string;
+}
+
+/** Returns every cluster's state, read from fences, breakers and leases. */
+export const clusterStates = async (
+  records: readonly ClusterRecord[],
+  deps: {
+    ownership: Pick<OwnershipStore, 'getFence'>;
+    health: Pick<ClusterHealthStore, 'get'>;
+    leases: Pick<BridgeLeaseStore, 'peek'>;
+  },
+  nowMs = Date.now()
+): Promise<Map<string, ClusterState>> => {
+  const leases = await deps.leases.peek(records.map((r) => r.id));
+  const states = new Map<string, ClusterState>();
+  await Promise.all(
+    records.map(async (r) => {
+      const [fence, health] = await Promise.all([
+        deps.ownership.getFence(r.id),
+        deps.health.get(r.id),
+      ]);
+      const status =
+        fence !== undefined
+          ? 'Fenced'
+          : health !== undefined && health.openUntilMs > nowMs
+            ? `Unhealthy (${health.failures} failures)`
+            : 'Ready';
+      const budget = r.apiBudget ?? DEFAULT_API_BUDGET;
+      states.set(r.id, {
+        status,
+        bridge: bridgeState(leases.get(r.id), nowMs),
+        budget: `${budget.qps}/${budget.burst}`,
+      });
+    })
+  );
+  return states;
+};
+
+/** Returns what a cluster's bridge is doing, as its lease tells. */
+const bridgeState = (lease: LeaseView | undefined, nowMs: number): string => {
+  if (lease === undefined) return 'never';
+  if (lease.holder !== undefined && lease.leaseUntilMs >= nowMs) {
+    return 'running';
+  }
+  if (lease.failures !== undefined) {
+    return `failing ×${lease.failures.count}`;
+  }
+  return 'idle';
 };

@@ -283,10 +283,12 @@ describe('clusters CLI', () => {
     const again = await cli('remove', '--id', 'to-remove');
     // Assess
     expect(before.exitCode).toBe(0);
-    expect(before.stdout).toMatch(/^ID +SERVER +MODE +AUTH\n/);
+    expect(before.stdout).toMatch(
+      /^ID +SERVER +MODE +STATUS +BRIDGE +BUDGET +AUTH\n/
+    );
     expect(before.stdout).toMatch(
       new RegExp(
-        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +kubeconfig `
+        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +Ready +\\S+ +50/100 +kubeconfig `
       )
     );
     expect(removed).toMatchObject({

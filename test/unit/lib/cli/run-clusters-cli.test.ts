@@ -123,8 +123,8 @@ describe('runClustersCli', () => {
         stderr: '',
       });
       expect(listed.stdout.split('\n')).toEqual([
-        'ID     SERVER                 MODE     AUTH',
-        `local  https://10.0.0.1:6443  economy  kubeconfig ${kubeconfig}`,
+        'ID     SERVER                 MODE     STATUS  BRIDGE  BUDGET  AUTH',
+        `local  https://10.0.0.1:6443  economy  Ready   never   50/100  kubeconfig ${kubeconfig}`,
         '',
       ]);
       expect(removed).toEqual({
@@ -261,16 +261,53 @@ describe('runClustersCli', () => {
             server: 'https://10.0.0.1:6443',
             auth: { type: 'kubeconfig', path: kubeconfig, context: 'c' },
             mode: 'watch',
+            status: 'Ready',
+            bridge: 'never',
+            budget: '50/100',
           },
           {
             id: 'b',
             server: 'https://10.0.0.2:6443',
             auth: { type: 'kubeconfig', path: otherServer },
             mode: 'watch',
+            status: 'Ready',
+            bridge: 'never',
+            budget: '50/100',
           },
         ],
         invalid: [],
       });
+    });
+
+    it('shows each cluster’s status, bridge and API budget: fenced, unhealthy, failing, running', async () => {
+      // Prepare
+      for (const [i, id] of ['fenced', 'sick', 'bridging'].entries()) {
+        const file = path.join(dir, `kubeconfig-${id}`);
+        writeFileSync(
+          file,
+          KUBECONFIG.replace(
+            'https://10.0.0.1:6443',
+            `https://10.0.1.${i}:6443`
+          )
+        );
+        await run('add', '--id', id, '--kubeconfig', file, '--skip-check');
+      }
+      await ownership.fence('fenced', 'another controller');
+      await health.recordFailure('sick', 'timed out', () => 60_000);
+      await leases.recordFailure('sick', 'run-1');
+      await leases.recordFailure('sick', 'run-2');
+      await leases.acquire('bridging', 'run-3', 60_000, Date.now() + 600_000);
+      // Act
+      const listed = await run('list', '--json');
+      // Assess
+      const rows = (
+        JSON.parse(listed.stdout) as { clusters: Record<string, string>[] }
+      ).clusters.map((c) => [c.id, c.status, c.bridge]);
+      expect(rows).toEqual([
+        ['bridging', 'Ready', 'running'],
+        ['fenced', 'Fenced', 'never'],
+        ['sick', 'Unhealthy (1 failures)', 'failing ×2'],
+      ]);
     });
 
     it('refuses a second registration of one API server under another id (F9)', async () => {
@@ -303,8 +340,8 @@ describe('runClustersCli', () => {
       // Assess
       expect(listed.exitCode).toBe(1);
       expect(listed.stdout.split('\n')).toEqual([
-        'ID  SERVER                 MODE   AUTH',
-        `a   https://10.0.0.1:6443  watch  kubeconfig ${kubeconfig}`,
+        'ID  SERVER                 MODE   STATUS  BRIDGE  BUDGET  AUTH',
+        `a   https://10.0.0.1:6443  watch  Ready   never   50/100  kubeconfig ${kubeconfig}`,
         'invalid record cluster#b (skipped): cluster b: unknown field "color"',
         '',
       ]);
