@@ -64,7 +64,14 @@ export type ClustersCommand =
       timeoutMs: number;
     }
   | { name: 'remove'; table: TableTarget; json: boolean; id: string }
-  | { name: 'unfence'; table: TableTarget; json: boolean; id: string };
+  | {
+      name: 'unfence';
+      table: TableTarget;
+      json: boolean;
+      id: string;
+      /** `namespace/name`: clear that DaemonSet's own fence instead. */
+      daemonSet?: string;
+    };
 
 /** Seconds GET /version may take by default: a reachable server answers in far less. */
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 5;
@@ -99,9 +106,10 @@ commands:
                              of one cluster, or of all; exit code 0 only if
                              everything holds
   remove --id ID             deletes the cluster's record
-  unfence --id ID            lets the reconciler act again on a cluster it
-                             stopped on because another DaemonSet controller
-                             was active there (turn that one off first)
+  unfence --id ID [--daemonset NS/NAME]
+                             lets the reconciler act again on a cluster (or
+                             one DaemonSet) it stopped on because another
+                             controller was active there (turn it off first)
 
 options of every command:
   --table NAME               the state table (default: $TABLE_NAME)

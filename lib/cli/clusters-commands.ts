@@ -196,24 +196,30 @@ const unfence = async (
   if ((await deps.registry.get(command.id)) === undefined) {
     return failed(`cluster ${command.id} is not registered`);
   }
-  const fence = await deps.ownership.getFence(command.id);
+  const target = command.daemonSet
+    ? `${command.id}/${command.daemonSet}`
+    : command.id;
+  const what = command.daemonSet
+    ? `DaemonSet ${command.daemonSet} of cluster ${command.id}`
+    : `cluster ${command.id}`;
+  const fence = await deps.ownership.getFence(target);
   if (fence === undefined) {
     return {
       exitCode: 0,
-      lines: [`cluster ${command.id} was not fenced`],
-      json: { unfenced: command.id, wasFenced: false },
+      lines: [`${what} was not fenced`],
+      json: { unfenced: target, wasFenced: false },
     };
   }
   // Changes seen while fenced were dropped: every DaemonSet syncs again.
   // Asked first, so a failure leaves the fence for a second unfence.
   await deps.leases.requestResync(command.id);
-  await deps.ownership.clearFence(command.id);
+  await deps.ownership.clearFence(target);
   return {
     exitCode: 0,
     lines: [
-      `cleared the fence of cluster ${command.id}; the reconciler acts on it again and re-syncs every DaemonSet within a minute`,
+      `cleared the fence of ${what}; the reconciler acts on it again and re-syncs ${command.daemonSet ? 'it' : 'every DaemonSet'} within a minute`,
     ],
-    json: { unfenced: command.id, wasFenced: true },
+    json: { unfenced: target, wasFenced: true },
   };
 };
 

@@ -36,6 +36,7 @@ const OPTIONS = {
   'api-qps': { type: 'string' },
   'api-burst': { type: 'string' },
   timeout: { type: 'string' },
+  daemonset: { type: 'string' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -71,7 +72,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
   ],
   check: ['id', 'timeout'],
   remove: ['id'],
-  unfence: ['id'],
+  unfence: ['id', 'daemonset'],
 };
 
 /** Returns options and positionals; unknown options throw. */
@@ -241,8 +242,25 @@ export const parseClustersArgs = (
     case 'list':
       return { name, table, json };
     case 'remove':
-    case 'unfence':
       return { name, table, json, id: values.id ?? '' };
+    case 'unfence': {
+      const daemonSet = values.daemonset;
+      if (
+        daemonSet !== undefined &&
+        !/^[a-z0-9.-]+\/[a-z0-9.-]+$/.test(daemonSet)
+      ) {
+        throw new CliUsageError([
+          `--daemonset must be namespace/name, not ${JSON.stringify(daemonSet)}`,
+        ]);
+      }
+      return {
+        name,
+        table,
+        json,
+        id: values.id ?? '',
+        ...(daemonSet ? { daemonSet } : {}),
+      };
+    }
     case 'check':
       return {
         name,

@@ -1,8 +1,12 @@
 /**
- * When seen foreign writes mean a fight: the same cluster shows writes by
+ * When seen foreign writes mean a fight: the same DaemonSet shows writes by
  * another controller in FIGHT_THRESHOLD syncs within FIGHT_WINDOW_MS. One
  * observation could be a leftover of a takeover; two within minutes mean
- * another DaemonSet controller is running, and acting on would churn pods.
+ * another controller acts on it, and acting on would churn pods. The
+ * DaemonSet is fenced first (for an hour, then looked at again); once
+ * FIGHT_THRESHOLD DaemonSets of a cluster were fenced within the window,
+ * another DaemonSet controller runs there, and the cluster is fenced until
+ * an operator clears it.
  */
 import { USER_AGENT } from './identity.js';
 
@@ -10,7 +14,9 @@ import { USER_AGENT } from './identity.js';
 export const FIGHT_THRESHOLD = 2;
 /** How long observations count together. */
 export const FIGHT_WINDOW_MS = 10 * 60_000;
-/** The Event reason raised on the DaemonSet when the cluster is fenced. */
+/** How long a DaemonSet's own fence lasts (then it is looked at again). */
+export const DAEMON_SET_FENCE_MS = 60 * 60_000;
+/** The Event reason raised on the DaemonSet when it or its cluster is fenced. */
 export const CONTROLLER_CONFLICT_REASON = 'ControllerConflict';
 
 /** Returns whether a field manager is a deployment of this product. */

@@ -163,8 +163,16 @@ export interface OwnershipStore {
    * last one counted (the same writes seen again); returns the count.
    */
   recordForeignWrites(cluster: string, detail: string): Promise<number>;
-  fence(cluster: string, reason: string): Promise<void>;
-  clearFence(cluster: string): Promise<void>;
+  /**
+   * Fences `id` — a cluster, or a DaemonSet key `cluster/ns/name` — for
+   * `ttlMs` (a DaemonSet's fence), or until cleared (no TTL).
+   */
+  fence(id: string, reason: string, ttlMs?: number): Promise<void>;
+  /**
+   * Clears the fence of `id` and its sightings; a cluster's clears every
+   * DaemonSet fence of that cluster too.
+   */
+  clearFence(id: string): Promise<void>;
 }
 
 /** The attributes of one permission (SelfSubjectAccessReview). */

@@ -1,12 +1,16 @@
 /**
- * Never fight another controller: before a sync, a fenced cluster is left
- * alone; after it, what the sync read is checked for writes by another
- * controller (findForeignWrites), and repeated sightings fence the cluster —
- * an Event on the DaemonSet, a metric and an error line say so.
+ * Never fight another controller: before a sync, a fenced cluster or
+ * DaemonSet is left alone; after it, what the sync read is checked for
+ * writes by another controller (findForeignWrites). Repeated sightings on a
+ * DaemonSet fence that DaemonSet (an hour); a second DaemonSet fenced within
+ * the window fences the cluster (until an operator clears it) — an Event on
+ * the DaemonSet, a metric and an error line say so each time.
  */
 
+import { parseDaemonSetKey } from '../keys.js';
 import {
   CONTROLLER_CONFLICT_REASON,
+  DAEMON_SET_FENCE_MS,
   FIGHT_THRESHOLD,
 } from '../policy/fight-detection.js';
 import { findForeignWrites } from '../policy/foreign-writes.js';
@@ -36,35 +40,57 @@ export class FightGuard {
     this.#manager = o.manager;
   }
 
-  /** Returns the cluster's fence, if the reconciler must not act there. */
-  fenced(cluster: string): Promise<OwnershipFence | undefined> {
-    return this.#store.getFence(cluster);
+  /**
+   * Returns the fence of the key's cluster, else of the DaemonSet itself, if
+   * the reconciler must not act on it.
+   */
+  async fenced(
+    key: string
+  ): Promise<
+    (OwnershipFence & { scope: 'cluster' | 'daemonSet' }) | undefined
+  > {
+    const { cluster } = parseDaemonSetKey(key);
+    const [ofCluster, ofDaemonSet] = await Promise.all([
+      this.#store.getFence(cluster),
+      this.#store.getFence(key),
+    ]);
+    if (ofCluster) return { ...ofCluster, scope: 'cluster' };
+    if (ofDaemonSet) return { ...ofDaemonSet, scope: 'daemonSet' };
+    return undefined;
   }
 
-  /** Checks what a sync read; fences the cluster on a fight. */
+  /** Checks what a sync of `key` read; fences on a fight. */
   async inspect(
-    cluster: string,
+    key: string,
     read: SyncRead | undefined,
     events: EventRecorder,
     logger: Logger
   ): Promise<void> {
     if (read === undefined) return;
+    const { cluster, namespace, name } = parseDaemonSetKey(key);
     const ds = read.daemonSet;
     const foreign = findForeignWrites(ds, read.pods, this.#manager);
     if (foreign.length === 0) return;
-    const seen = await this.#store.recordForeignWrites(
-      cluster,
-      foreign.join('; ')
-    );
+    const seen = await this.#store.recordForeignWrites(key, foreign.join('; '));
     logger.warn('another controller wrote to a DaemonSet we own', {
       cluster,
       foreign,
       sightings: seen,
     });
     if (seen < FIGHT_THRESHOLD) return;
+    const dsReason = `another controller is acting on DaemonSet ${namespace}/${name} (${foreign.join('; ')}); the reconciler stopped acting on it for an hour. Turn the other controller off, then clear the fence (npm run clusters -- unfence --id ${cluster} --daemonset ${namespace}/${name}).`;
+    await this.#store.fence(key, dsReason, DAEMON_SET_FENCE_MS);
+    this.#metrics.recordControllerConflict(cluster);
+    logger.error('controller conflict: DaemonSet fenced', { cluster, foreign });
+    await events.record(ds, 'Warning', CONTROLLER_CONFLICT_REASON, dsReason);
+    // A second DaemonSet fenced within the window: a controller of them all.
+    const fencedDaemonSets = await this.#store.recordForeignWrites(
+      `${cluster}#daemon-sets`,
+      key
+    );
+    if (fencedDaemonSets < FIGHT_THRESHOLD) return;
     const reason = `another DaemonSet controller is acting in cluster ${cluster} (${foreign.join('; ')}); the reconciler stopped acting on this cluster. Turn the other controller off, then clear the fence (npm run clusters -- unfence --id ${cluster}).`;
     await this.#store.fence(cluster, reason);
-    this.#metrics.recordControllerConflict(cluster);
     logger.error('controller conflict: cluster fenced', { cluster, foreign });
     await events.record(ds, 'Warning', CONTROLLER_CONFLICT_REASON, reason);
   }

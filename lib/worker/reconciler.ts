@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { PoisonMessageError, TerminalError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
+import { DAEMON_SET_FENCE_MS } from '../policy/fight-detection.js';
 import type {
   Clock,
   ClusterHealthStore,
@@ -137,7 +138,7 @@ export class Reconciler {
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
     const cluster = session.record.id;
-    if (await this.#skipIfFenced(cluster, logger)) return;
+    if (await this.#skipIfFenced(key, logger)) return;
     const admitted = await this.#breaker.admit(
       key,
       session,
@@ -155,7 +156,7 @@ export class Reconciler {
     );
     await this.#breaker.settle(cluster, admitted.health, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
-    await this.#fights.inspect(cluster, read, session.deps.events, logger);
+    await this.#fights.inspect(key, read, session.deps.events, logger);
     reportSync(
       this.#o,
       { cluster, records, started, result },
@@ -167,14 +168,28 @@ export class Reconciler {
     );
   }
 
-  /** Returns whether the cluster is fenced (then nothing is done). */
-  async #skipIfFenced(cluster: string, logger: Logger): Promise<boolean> {
-    const fence = await this.#fights.fenced(cluster);
+  /**
+   * Returns whether the key's cluster or DaemonSet is fenced (then nothing
+   * is done). A fenced cluster's keys stay marked queued (no invocation per
+   * event of the other controller; an unfence queues them anew). A fenced
+   * DaemonSet is looked at again when its fence ends.
+   */
+  async #skipIfFenced(key: string, logger: Logger): Promise<boolean> {
+    const fence = await this.#fights.fenced(key);
     if (fence === undefined) return false;
-    logger.error('cluster fenced: not acting (another controller is active)', {
-      cluster,
-      reason: fence.reason,
-    });
+    const { cluster } = parseDaemonSetKey(key);
+    logger.error(
+      `${fence.scope === 'cluster' ? 'cluster' : 'DaemonSet'} fenced: not acting (another controller is active)`,
+      { cluster, reason: fence.reason }
+    );
+    if (fence.scope === 'daemonSet') {
+      const { clock, ledger, queue } = this.#o;
+      await ledger.beginSync(key);
+      await queue.addAfter(
+        key,
+        Math.max(1_000, fence.fencedAtMs + DAEMON_SET_FENCE_MS - clock.now())
+      );
+    }
     return true;
   }
 

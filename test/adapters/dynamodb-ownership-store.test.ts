@@ -48,4 +48,24 @@ describe('DynamoOwnershipStore', () => {
     });
     expect(await store.getFence('c3')).toBeUndefined();
   });
+
+  it('ends a DaemonSet’s own fence after its TTL, and clears every DaemonSet fence of a cluster with the cluster’s', async () => {
+    // Prepare
+    await store.fence('c4/ns/a', 'rival on a', 60_000);
+    await store.fence('c4/ns/b', 'rival on b', 3_600_000);
+    await store.fence('c4', 'rival controller');
+    await store.fence('c5/ns/a', 'rival elsewhere', 3_600_000);
+    // TTLs are whole seconds.
+    clock.step(61_000);
+    const expired = await store.getFence('c4/ns/a');
+    const stillOn = await store.getFence('c4/ns/b');
+    // Act
+    await store.clearFence('c4');
+    // Assess
+    expect(expired).toBeUndefined();
+    expect(stillOn?.reason).toBe('rival on b');
+    expect(await store.getFence('c4')).toBeUndefined();
+    expect(await store.getFence('c4/ns/b')).toBeUndefined();
+    expect((await store.getFence('c5/ns/a'))?.reason).toBe('rival elsewhere');
+  });
 });

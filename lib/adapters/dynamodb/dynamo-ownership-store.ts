@@ -3,6 +3,8 @@
  * observations within a window (the item expires with the window, and a
  * reader treats an expired window as empty); `fence#<cluster>` stops the
  * reconciler acting on the cluster and has no TTL: only an operator clears it.
+ * The same two items exist per DaemonSet (`fight#<cluster/ns/name>`,
+ * `fence#<cluster/ns/name>`); a DaemonSet's fence expires.
  */
 import {
   DeleteItemCommand,
@@ -16,6 +18,7 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
+  isExpiredItem,
   num,
   readNumber,
   readString,
@@ -43,6 +46,7 @@ export class DynamoOwnershipStore
     );
     const fencedAtMs = readNumber(item, 'fencedAtMs');
     if (fencedAtMs === undefined) return undefined;
+    if (isExpiredItem(item, this.clock.now())) return undefined;
     return { fencedAtMs, reason: readString(item, 'reason') ?? '' };
   }
 
@@ -100,23 +104,59 @@ export class DynamoOwnershipStore
     return 1;
   }
 
-  async fence(cluster: string, reason: string): Promise<void> {
-    await callDynamo(`fence ${cluster}`, () =>
+  async fence(id: string, reason: string, ttlMs?: number): Promise<void> {
+    const now = this.clock.now();
+    const slash = id.indexOf('/');
+    if (slash > 0) {
+      // Noted on the cluster, so that clearing the cluster's fence finds it.
+      const cluster = id.slice(0, slash);
+      await callDynamo(`note fenced ${id}`, () =>
+        this.client.send(
+          new UpdateItemCommand({
+            TableName: this.tableName,
+            Key: key(`fenced#${cluster}`),
+            ...buildExpression({
+              update: 'ADD #keys :key',
+              values: { ':key': { SS: [id] } },
+            }),
+          })
+        )
+      );
+    }
+    await callDynamo(`fence ${id}`, () =>
       this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
           Item: {
-            ...key(`fence#${cluster}`),
-            fencedAtMs: num(this.clock.now()),
+            ...key(`fence#${id}`),
+            fencedAtMs: num(now),
             reason: str(reason.slice(0, 1_000)),
+            ...(ttlMs === undefined
+              ? {}
+              : { expiresAt: num(toEpochSeconds(now + ttlMs)) }),
           },
         })
       )
     );
   }
 
-  async clearFence(cluster: string): Promise<void> {
-    for (const pk of [`fence#${cluster}`, `fight#${cluster}`]) {
+  async clearFence(id: string): Promise<void> {
+    const ids = [id];
+    if (!id.includes('/')) {
+      const { Item: noted } = await callDynamo(`get fenced ${id}`, () =>
+        this.client.send(
+          new GetItemCommand({
+            TableName: this.tableName,
+            Key: key(`fenced#${id}`),
+            ConsistentRead: true,
+          })
+        )
+      );
+      ids.push(...(noted?.keys?.SS ?? []), `${id}#daemon-sets`);
+    }
+    const pks = ids.flatMap((x) => [`fence#${x}`, `fight#${x}`]);
+    if (!id.includes('/')) pks.push(`fenced#${id}`);
+    for (const pk of pks) {
       await callDynamo(`clear ${pk}`, () =>
         this.client.send(
           new DeleteItemCommand({ TableName: this.tableName, Key: key(pk) })

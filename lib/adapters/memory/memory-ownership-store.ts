@@ -10,6 +10,7 @@ import type {
 /** Fences and observation windows kept in Maps. */
 export class MemoryOwnershipStore implements OwnershipStore {
   readonly #fences = new Map<string, OwnershipFence>();
+  readonly #expiry = new Map<string, number>();
   readonly #windows = new Map<
     string,
     { startMs: number; count: number; detail: string }
@@ -20,8 +21,13 @@ export class MemoryOwnershipStore implements OwnershipStore {
     this.#clock = clock;
   }
 
-  async getFence(cluster: string) {
-    return this.#fences.get(cluster);
+  async getFence(id: string) {
+    const fence = this.#fences.get(id);
+    const expiresAt = this.#expiry.get(id);
+    if (expiresAt !== undefined && expiresAt < this.#clock.now()) {
+      return undefined;
+    }
+    return fence;
   }
 
   async recordForeignWrites(cluster: string, detail: string): Promise<number> {
@@ -42,12 +48,25 @@ export class MemoryOwnershipStore implements OwnershipStore {
     return next.count;
   }
 
-  async fence(cluster: string, reason: string) {
-    this.#fences.set(cluster, { fencedAtMs: this.#clock.now(), reason });
+  async fence(id: string, reason: string, ttlMs?: number) {
+    const now = this.#clock.now();
+    this.#fences.set(id, { fencedAtMs: now, reason });
+    if (ttlMs === undefined) this.#expiry.delete(id);
+    else this.#expiry.set(id, now + ttlMs);
   }
 
-  async clearFence(cluster: string) {
-    this.#fences.delete(cluster);
-    this.#windows.delete(cluster);
+  async clearFence(id: string) {
+    const scoped = id.includes('/')
+      ? [id]
+      : [...this.#fences.keys()].filter(
+          (k) => k === id || k.startsWith(`${id}/`)
+        );
+    for (const k of scoped) {
+      this.#fences.delete(k);
+      this.#expiry.delete(k);
+      this.#windows.delete(k);
+    }
+    this.#windows.delete(id);
+    this.#windows.delete(`${id}#daemon-sets`);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Never fight another controller: with upstream's DaemonSet controller
  * started beside ours on the same cluster, the reconciler sees its writes,
- * fences the cluster within a minute (Event, metric, error line) and makes
- * no pod writes after that.
+ * fences each DaemonSet it fights over and then, the second one fenced, the
+ * cluster, within a minute (Event, metric, error line), and makes no pod
+ * writes after that.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
@@ -17,11 +18,38 @@ import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
-import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
+import {
+  createAgentDaemonSet,
+  createDaemonSet,
+} from '../../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
-import { isConverged, livePodsOf, setAgentImage } from './cluster-state.js';
+import {
+  isConverged,
+  isDaemonSetConverged,
+  livePodsOf,
+  setAgentImage,
+} from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { eventually } from './stack.js';
+
+/** Patches a DaemonSet's container image (a template change). */
+const setImage = (
+  admin: E2eScenario['admin'],
+  ns: string,
+  name: string,
+  image: string
+) =>
+  admin.request(
+    `patch image of ${name}`,
+    'PATCH',
+    `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`,
+    {
+      body: JSON.stringify({
+        spec: { template: { spec: { containers: [{ name: 'c', image }] } } },
+      }),
+      contentType: 'application/strategic-merge-patch+json',
+    }
+  );
 
 describe('serverless runtime: another DaemonSet controller in the cluster', () => {
   let s: E2eScenario;
@@ -30,7 +58,11 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
   beforeAll(async () => {
     s = await E2eScenario.start('sls-fight', { nodes: 3 });
     await createAgentDaemonSet(s.admin, s.ns, s.selector);
+    await createDaemonSet(s.admin, s.ns, 'second', s.selector);
     await eventually('convergence', () => isConverged(s.admin, s.ns, s.nodes));
+    await eventually('second converged', () =>
+      isDaemonSetConverged(s.admin, s.ns, 'second', s.nodes)
+    );
   });
 
   afterAll(async () => {
@@ -108,15 +140,20 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
     const started = systemClock.now();
     // Both act on every template change; roll until the fight shows.
     let image = 1;
+    const fences = new DynamoOwnershipStore({
+      ...s.stack.table,
+      clock: systemClock,
+    });
     await eventually(
       'fight detection',
       async () => {
-        if (s.stack.metrics.conflicts.has(s.stack.cluster)) return true;
+        if (await fences.getFence(s.stack.cluster)) return true;
         image++;
         await setAgentImage(s.admin, s.ns, `agent:${image}`);
+        await setImage(s.admin, s.ns, 'second', `agent:${image}`);
         return false;
       },
-      60_000,
+      90_000,
       3_000
     );
     const detectedMs = systemClock.now() - started;
@@ -147,11 +184,14 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
     expect(events.some((e) => e.reason === CONTROLLER_CONFLICT_REASON)).toBe(
       true
     );
+    const messages = s.stack.logger.lines.map((l) => l.message);
+    // The DaemonSets first, then the cluster.
     expect(
-      s.stack.logger.lines.some(
-        (l) => l.message === 'controller conflict: cluster fenced'
-      )
-    ).toBe(true);
+      messages.indexOf('controller conflict: DaemonSet fenced')
+    ).toBeLessThan(messages.indexOf('controller conflict: cluster fenced'));
+    expect(messages).toContain('controller conflict: DaemonSet fenced');
+    expect(messages).toContain('controller conflict: cluster fenced');
+    expect(s.stack.metrics.conflicts.has(s.stack.cluster)).toBe(true);
   });
 
   it('after an unfence, re-syncs every DaemonSet whose changes arrived while fenced (F8)', async () => {

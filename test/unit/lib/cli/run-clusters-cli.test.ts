@@ -557,6 +557,38 @@ describe('runClustersCli', () => {
     });
   });
 
+  it('unfences one DaemonSet of a cluster with --daemonset, and refuses a malformed one', async () => {
+    // Prepare
+    await addLocal('prod');
+    await ownership.fence(
+      'prod/kube-system/agent',
+      'another controller',
+      3_600_000
+    );
+    // Act
+    const cleared = await run(
+      'unfence',
+      '--id',
+      'prod',
+      '--daemonset',
+      'kube-system/agent'
+    );
+    const malformed = await run(
+      'unfence',
+      '--id',
+      'prod',
+      '--daemonset',
+      'agent'
+    );
+    // Assess
+    expect(cleared.stdout).toContain(
+      'cleared the fence of DaemonSet kube-system/agent of cluster prod; the reconciler acts on it again and re-syncs it within a minute'
+    );
+    expect(await ownership.getFence('prod/kube-system/agent')).toBeUndefined();
+    expect(malformed.exitCode).toBe(2);
+    expect(malformed.stderr).toContain('--daemonset must be namespace/name');
+  });
+
   it('says FAILED, not OK, for a healthy cluster the reconcilers fenced, the verdict last', async () => {
     // Prepare
     await addLocal('prod', '--skip-check');

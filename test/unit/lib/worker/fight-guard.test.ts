@@ -1,7 +1,8 @@
 /**
  * FightGuard with a deployment's field manager: another deployment of this
  * product writing the same DaemonSets is a rival controller (F9) — two
- * stacks would sync one key at once and churn pods.
+ * stacks would sync one key at once and churn pods. Fences are scoped to the
+ * DaemonSet first, the cluster once a second DaemonSet shows the rival.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
@@ -35,7 +36,7 @@ const statusWrittenBy = (...writers: [string, string][]): DaemonSet => {
 };
 
 describe('FightGuard', () => {
-  it('fences the cluster when another deployment of the product keeps writing status', async () => {
+  it('fences the DaemonSet another deployment of the product keeps writing, and the cluster once a second DaemonSet shows it', async () => {
     // Prepare
     const clock = new FakeClock();
     const store = new MemoryOwnershipStore({ clock });
@@ -46,15 +47,55 @@ describe('FightGuard', () => {
     });
     const events = new FakeEventRecorder();
     const logger = new FakeLogger();
-    // Act: two syncs each see a newer status write by the dev stack.
+    const twoSightings = async (key: string) => {
+      for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
+        const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
+        await guard.inspect(key, { daemonSet: ds, pods: [] }, events, logger);
+      }
+    };
+    // Act: two syncs of a each see a newer status write by the dev stack.
+    await twoSightings('c1/default/a');
+    const afterOne = {
+      a: await guard.fenced('c1/default/a'),
+      b: await guard.fenced('c1/default/b'),
+      cluster: await store.getFence('c1'),
+    };
+    await twoSightings('c1/default/b');
+    // Assess: a alone first; then the whole cluster.
+    expect(afterOne.a).toMatchObject({ scope: 'daemonSet' });
+    expect(afterOne.a?.reason).toContain(`status counters written by ${DEV}`);
+    expect(afterOne.b).toBeUndefined();
+    expect(afterOne.cluster).toBeUndefined();
+    expect((await store.getFence('c1'))?.reason).toContain(
+      'another DaemonSet controller is acting in cluster c1'
+    );
+    expect(await guard.fenced('c1/other/x')).toMatchObject({
+      scope: 'cluster',
+    });
+  });
+
+  it('lets a DaemonSet’s own fence end after an hour', async () => {
+    // Prepare
+    const clock = new FakeClock();
+    const store = new MemoryOwnershipStore({ clock });
+    const guard = new FightGuard({
+      store,
+      metrics: new LocalMetrics(),
+      manager: PROD,
+    });
     for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
       const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
-      await guard.inspect('c1', { daemonSet: ds, pods: [] }, events, logger);
+      await guard.inspect(
+        'c1/default/a',
+        { daemonSet: ds, pods: [] },
+        new FakeEventRecorder(),
+        new FakeLogger()
+      );
     }
+    // Act
+    clock.step(60 * 60_000 + 1);
     // Assess
-    expect((await store.getFence('c1'))?.reason).toContain(
-      `status counters written by ${DEV}`
-    );
+    expect(await guard.fenced('c1/default/a')).toBeUndefined();
   });
 
   it('counts its own deployment’s writes as its own', async () => {
@@ -69,12 +110,12 @@ describe('FightGuard', () => {
     // Act
     const ds = statusWrittenBy([PROD, '2026-01-01T00:00:09Z']);
     await guard.inspect(
-      'c1',
+      'c1/default/agent',
       { daemonSet: ds, pods: [] },
       new FakeEventRecorder(),
       new FakeLogger()
     );
     // Assess
-    expect(await store.getFence('c1')).toBeUndefined();
+    expect(await guard.fenced('c1/default/agent')).toBeUndefined();
   });
 });
