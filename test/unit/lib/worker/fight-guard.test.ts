@@ -35,24 +35,33 @@ const statusWrittenBy = (...writers: [string, string][]): DaemonSet => {
   return ds;
 };
 
+/** A guard for the prod deployment, and two status writes by dev on `key`. */
+const newGuard = () => {
+  const clock = new FakeClock();
+  const store = new MemoryOwnershipStore({ clock });
+  const guard = new FightGuard({
+    store,
+    metrics: new LocalMetrics(),
+    manager: PROD,
+  });
+  const twoSightings = async (key: string) => {
+    for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
+      const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
+      await guard.inspect(
+        key,
+        { daemonSet: ds, pods: [] },
+        new FakeEventRecorder(),
+        new FakeLogger()
+      );
+    }
+  };
+  return { clock, store, guard, twoSightings };
+};
+
 describe('FightGuard', () => {
   it('fences the DaemonSet another deployment of the product keeps writing, and the cluster once a second DaemonSet shows it', async () => {
     // Prepare
-    const clock = new FakeClock();
-    const store = new MemoryOwnershipStore({ clock });
-    const guard = new FightGuard({
-      store,
-      metrics: new LocalMetrics(),
-      manager: PROD,
-    });
-    const events = new FakeEventRecorder();
-    const logger = new FakeLogger();
-    const twoSightings = async (key: string) => {
-      for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
-        const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
-        await guard.inspect(key, { daemonSet: ds, pods: [] }, events, logger);
-      }
-    };
+    const { store, guard, twoSightings } = newGuard();
     // Act: two syncs of a each see a newer status write by the dev stack.
     await twoSightings('c1/default/a');
     const afterOne = {
@@ -76,22 +85,8 @@ describe('FightGuard', () => {
 
   it('lets a DaemonSet’s own fence end after an hour', async () => {
     // Prepare
-    const clock = new FakeClock();
-    const store = new MemoryOwnershipStore({ clock });
-    const guard = new FightGuard({
-      store,
-      metrics: new LocalMetrics(),
-      manager: PROD,
-    });
-    for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
-      const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z'], [DEV, t]);
-      await guard.inspect(
-        'c1/default/a',
-        { daemonSet: ds, pods: [] },
-        new FakeEventRecorder(),
-        new FakeLogger()
-      );
-    }
+    const { clock, guard, twoSightings } = newGuard();
+    await twoSightings('c1/default/a');
     // Act
     clock.step(60 * 60_000 + 1);
     // Assess
@@ -100,13 +95,7 @@ describe('FightGuard', () => {
 
   it('counts its own deployment’s writes as its own', async () => {
     // Prepare
-    const clock = new FakeClock();
-    const store = new MemoryOwnershipStore({ clock });
-    const guard = new FightGuard({
-      store,
-      metrics: new LocalMetrics(),
-      manager: PROD,
-    });
+    const { guard } = newGuard();
     // Act
     const ds = statusWrittenBy([PROD, '2026-01-01T00:00:09Z']);
     await guard.inspect(
