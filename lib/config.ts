@@ -22,6 +22,8 @@ export interface Config {
   bridgeEconomySeconds: number;
   /** Bridge: every DaemonSet is enqueued again this often (resync). */
   bridgeResyncSeconds: number;
+  /** Reconcile: syncs of one cluster that run at once, fleet-wide. */
+  reconcilePerCluster: number;
   /** Bridge: watch-mode clusters one invocation bridges at most. */
   bridgeClustersPerTurn: number;
   /** Bridge: nodes (summed over its clusters) one invocation bridges at most. */
@@ -90,6 +92,7 @@ export const loadConfig = (env: Env = process.env): Config => {
     bridgeWatchSeconds: seconds('BRIDGE_WATCH_SECONDS', 840, 900),
     bridgeEconomySeconds: seconds('BRIDGE_ECONOMY_SECONDS', 20, 900),
     bridgeResyncSeconds: seconds('BRIDGE_RESYNC_SECONDS', 3_600, 86_400),
+    reconcilePerCluster: count('RECONCILE_PER_CLUSTER', 5, 1_000),
     bridgeClustersPerTurn: count('BRIDGE_CLUSTERS_PER_TURN', 10, 100),
     bridgeNodesPerTurn: count('BRIDGE_NODES_PER_TURN', 5_000, 1_000_000),
     perClusterMetrics: flag('PER_CLUSTER_METRICS'),

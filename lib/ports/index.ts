@@ -1,9 +1,11 @@
 /**
  * Every port, by subject: one sync (sync.ts), the work queue (queue.ts), the
- * watch-bridge (bridge.ts) and the fleet (fleet.ts). Nothing here imports a
+ * watch-bridge (bridge.ts), the fleet (fleet.ts) and the guards of a
+ * cluster's syncs (guards.ts). Nothing here imports a
  * runtime library.
  */
 export type * from './bridge.js';
 export type * from './fleet.js';
+export type * from './guards.js';
 export type * from './queue.js';
 export type * from './sync.js';

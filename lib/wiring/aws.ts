@@ -11,6 +11,7 @@ import { SecretCredentials } from '../adapters/aws/secret-credentials.js';
 import { DynamoBridgeLeaseStore } from '../adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '../adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoClusterSyncSlots } from '../adapters/dynamodb/dynamo-cluster-sync-slots.js';
 import { DynamoExpectationsStore } from '../adapters/dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from '../adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
 import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-store.js';
@@ -96,6 +97,8 @@ export const createAwsWiring = (
       logger,
       metrics,
       fieldManager,
+      slots: new DynamoClusterSyncSlots(table),
+      maxSyncsPerCluster: config.reconcilePerCluster,
     }),
     bridge: {
       registry,

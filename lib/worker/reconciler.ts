@@ -21,6 +21,7 @@ import { DAEMON_SET_FENCE_MS } from '../policy/fight-detection.js';
 import type {
   Clock,
   ClusterHealthStore,
+  ClusterSyncSlots,
   Logger,
   MetricsSink,
   OwnershipStore,
@@ -32,9 +33,14 @@ import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
-import { processKey } from './process-key.js';
+import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { withSyncDeadline } from './sync-deadline.js';
+import {
+  BatchSlots,
+  MAX_PARALLEL_SYNCS,
+  takeClusterSlot,
+} from './sync-slots.js';
 import { SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
@@ -67,14 +73,19 @@ export interface ReconcilerOptions {
    * others wait for a slot.
    */
   maxParallelSyncs?: number;
+  /** Each cluster's share of the reconcilers (none: no limit). */
+  slots?: ClusterSyncSlots;
+  /** Syncs of one cluster at once, fleet-wide (default MAX_SYNCS_PER_CLUSTER). */
+  maxSyncsPerCluster?: number;
 }
 
-/**
- * A batch holds up to 10 keys. Ten parallel syncs of a 1,000-node cluster
- * peaked at 470–630 MiB (the scale review), past the 512 MB function; four
- * keep a batch near 250 MiB. Upstream runs 2 workers per controller.
- */
-export const MAX_PARALLEL_SYNCS = 4;
+/** What one sync did. */
+interface SyncRun {
+  result: ProcessOutcome;
+  creates: number;
+  deletes: number;
+  started: number;
+}
 
 /** Reconciles batches of queued keys. */
 export class Reconciler {
@@ -106,7 +117,9 @@ export class Reconciler {
     for (const r of records)
       byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
     const runs = new Map<string, Promise<void>>();
-    const slots = new Slots(this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS);
+    const slots = new BatchSlots(
+      this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS
+    );
     return (record) => {
       let run = runs.get(record.body);
       if (run === undefined) {
@@ -129,9 +142,10 @@ export class Reconciler {
   ): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
+    const reconcileId = randomUUID();
     const logger = withFields(this.#o.logger, {
       daemonSet: key.slice(0, 300),
-      reconcileId: randomUUID(),
+      reconcileId,
       messageId: first.messageId,
       coalesced: records.length,
     });
@@ -146,14 +160,19 @@ export class Reconciler {
       logger
     );
     if (admitted === false) return;
-    await this.#forgetIfRedelivered(key, records, session, logger);
-    const started = this.#o.clock.now();
-    const { result, creates, deletes } = await this.#sync(
-      key,
-      session,
-      logger,
-      deadlineMs
-    );
+    if (
+      !(await takeClusterSlot(this.#o, key, reconcileId, deadlineMs, logger))
+    ) {
+      return;
+    }
+    let synced: SyncRun;
+    try {
+      await this.#forgetIfRedelivered(key, records, session, logger);
+      synced = await this.#sync(key, session, logger, deadlineMs);
+    } finally {
+      await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
+    }
+    const { result, creates, deletes, started } = synced;
     await this.#breaker.settle(cluster, admitted.health, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
     await this.#fights.inspect(key, read, session.deps.events, logger);
@@ -213,7 +232,8 @@ export class Reconciler {
     session: ClusterSession,
     logger: Logger,
     deadlineMs: number
-  ) {
+  ): Promise<SyncRun> {
+    const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
     const reader = new SyncSnapshotReader(guarded.reader);
@@ -224,7 +244,12 @@ export class Reconciler {
       logger,
       sync: (k) => syncDaemonSet(k, deps),
     });
-    return { result, creates: podControl.creates, deletes: podControl.deletes };
+    return {
+      result,
+      creates: podControl.creates,
+      deletes: podControl.deletes,
+      started,
+    };
   }
 
   /** Returns the key's cluster session; poison is logged and undefined. */
@@ -245,28 +270,6 @@ export class Reconciler {
         e instanceof PoisonMessageError ? 'unknown-cluster' : 'malformed-key'
       );
       return undefined;
-    }
-  }
-}
-
-/** At most `size` tasks at once; the others start in arrival order. */
-class Slots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.#free = Math.max(1, size);
-  }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
     }
   }
 }

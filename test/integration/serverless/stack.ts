@@ -120,6 +120,7 @@ export class ServerlessStack {
       bridgeWatchSeconds: this.#o.bridgeWatchSeconds ?? 20,
       bridgeEconomySeconds: 10,
       bridgeResyncSeconds: this.#o.bridgeResyncSeconds ?? 3_600,
+      reconcilePerCluster: 5,
       bridgeClustersPerTurn: 10,
       bridgeNodesPerTurn: 5_000,
       perClusterMetrics: false,

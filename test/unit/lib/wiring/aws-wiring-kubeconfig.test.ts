@@ -19,6 +19,7 @@ const config: Config = {
   bridgeWatchSeconds: 840,
   bridgeEconomySeconds: 10,
   bridgeResyncSeconds: 3_600,
+  reconcilePerCluster: 5,
   bridgeClustersPerTurn: 10,
   bridgeNodesPerTurn: 5_000,
   perClusterMetrics: false,

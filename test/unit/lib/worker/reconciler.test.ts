@@ -5,6 +5,7 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
+import { MemoryClusterSyncSlots } from '#lib/adapters/memory/memory-cluster-sync-slots.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import {
   MemoryWorkQueue,
@@ -19,11 +20,8 @@ import {
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
 import { processKey } from '#lib/worker/process-key.js';
-import {
-  MAX_PARALLEL_SYNCS,
-  type QueuedKey,
-  Reconciler,
-} from '#lib/worker/reconciler.js';
+import { type QueuedKey, Reconciler } from '#lib/worker/reconciler.js';
+import { MAX_PARALLEL_SYNCS } from '#lib/worker/sync-slots.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
 import {
   addDaemonSet,
@@ -203,6 +201,57 @@ describe('Reconciler', () => {
         h.cluster.created.map((p) => p.metadata?.ownerReferences?.[0]?.name)
       ).size
     ).toBe(10);
+  });
+
+  it('holds a cluster to its share of reconcilers: a key beyond it waits without a call, and gets a slot once one is free', async () => {
+    // Prepare: a share of one; the first key's sync hangs on a read.
+    const slots = new MemoryClusterSyncSlots({ clock: h.clock });
+    const shared = new Reconciler({
+      sessions: {
+        get: async () => ({
+          record: { id: CLUSTER } as never,
+          connection: undefined as never,
+          deps: h.deps,
+        }),
+        invalidate: async () => undefined,
+      },
+      health,
+      ownership: new MemoryOwnershipStore({ clock: h.clock }),
+      ...memoryQueuePorts(queue),
+      clock: h.clock,
+      logger: h.logger,
+      metrics,
+      slots,
+      maxSyncsPerCluster: 1,
+    });
+    const a = addDaemonSet(h, newDaemonSet('a'));
+    const b = newDaemonSet('b');
+    if (b.metadata) b.metadata.namespace = 'b';
+    addDaemonSet(h, b);
+    let release: () => void = () => undefined;
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return listNodes();
+    };
+    // Act
+    const first = shared.forBatch([record(keyOf(a))])(record(keyOf(a)));
+    await vi.waitFor(() => expect(h.cluster.reads).toBeGreaterThan(0));
+    const readsBefore = h.cluster.reads;
+    await shared.forBatch([record(keyOf(b))])(record(keyOf(b)));
+    const readsWhileFull = h.cluster.reads - readsBefore;
+    h.cluster.listNodes = listNodes;
+    release();
+    await first;
+    const freed = await slots.acquire(CLUSTER, 'next', 1, h.clock.now() + 1);
+    // Assess
+    expect(readsWhileFull).toBe(0);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster at its share of reconcilers; key requeued'
+    );
+    expect(freed).toBe(true);
   });
 
   it('syncs distinct keys of one batch separately', async () => {
