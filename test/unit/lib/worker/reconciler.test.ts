@@ -42,6 +42,34 @@ const record = (
   ...overrides,
 });
 
+/** DaemonSets `a` (namespace default) and `b` (namespace b) of the harness. */
+const twoDaemonSets = (h: Harness) => {
+  const a = addDaemonSet(h, newDaemonSet('a'));
+  const b = newDaemonSet('b');
+  if (b.metadata) b.metadata.namespace = 'b';
+  addDaemonSet(h, b);
+  return { a, b };
+};
+
+/** Makes node lists wait until `release()`, which also ends the hang. */
+const hangNodeLists = (h: Harness) => {
+  const listNodes = h.cluster.listNodes.bind(h.cluster);
+  let resume: (() => void) | undefined;
+  h.cluster.listNodes = async () => {
+    await new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    return listNodes();
+  };
+  return {
+    waiting: () => resume !== undefined,
+    release: () => {
+      h.cluster.listNodes = listNodes;
+      resume?.();
+    },
+  };
+};
+
 describe('processKey', () => {
   let queue: MemoryWorkQueue;
   beforeEach(() => {
@@ -224,26 +252,15 @@ describe('Reconciler', () => {
       slots,
       maxSyncsPerCluster: 1,
     });
-    const a = addDaemonSet(h, newDaemonSet('a'));
-    const b = newDaemonSet('b');
-    if (b.metadata) b.metadata.namespace = 'b';
-    addDaemonSet(h, b);
-    let release: () => void = () => undefined;
-    const listNodes = h.cluster.listNodes.bind(h.cluster);
-    h.cluster.listNodes = async () => {
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      return listNodes();
-    };
+    const { a, b } = twoDaemonSets(h);
+    const hung = hangNodeLists(h);
     // Act
     const first = shared.forBatch([record(keyOf(a))])(record(keyOf(a)));
     await vi.waitFor(() => expect(h.cluster.reads).toBeGreaterThan(0));
     const readsBefore = h.cluster.reads;
     await shared.forBatch([record(keyOf(b))])(record(keyOf(b)));
     const readsWhileFull = h.cluster.reads - readsBefore;
-    h.cluster.listNodes = listNodes;
-    release();
+    hung.release();
     await first;
     const freed = await slots.acquire(CLUSTER, 'next', 1, h.clock.now() + 1);
     // Assess
@@ -449,31 +466,20 @@ describe('Reconciler', () => {
 
   it('lets one sync probe a cluster whose breaker time ran out and requeues the others without a call while it runs (half-open)', async () => {
     // Prepare: a failure some time ago; the probe's sync hangs on a read.
-    const a = addDaemonSet(h, newDaemonSet('a'));
-    const b = newDaemonSet('b');
-    if (b.metadata) b.metadata.namespace = 'b';
-    addDaemonSet(h, b);
+    const { a, b } = twoDaemonSets(h);
     await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
     h.clock.step(1_001);
-    let release: () => void = () => undefined;
-    const listNodes = h.cluster.listNodes.bind(h.cluster);
-    h.cluster.listNodes = async () => {
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      return listNodes();
-    };
+    const hung = hangNodeLists(h);
     const deadlineMs = h.clock.now() + 45_000;
     // Act: a's sync probes; b's arrives while it hangs.
     const probing = reconciler.forBatch(
       [record(keyOf(a))],
       deadlineMs
     )(record(keyOf(a)));
-    await vi.waitFor(() => expect(release).not.toBe(undefined));
+    await vi.waitFor(() => expect(hung.waiting()).toBe(true));
     await reconciler.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
     const readsWhileProbing = h.cluster.reads;
-    h.cluster.listNodes = listNodes;
-    release();
+    hung.release();
     await probing;
     // Assess: b made no call and waits; the probe's success closed the breaker.
     const waits = h.logger.lines.filter(
