@@ -67,8 +67,8 @@ const isLive = (lease: LeaseView | undefined, nowMs: number): boolean =>
   lease?.holder !== undefined && lease.leaseUntilMs >= nowMs;
 
 /** A failed bridge is retried after 10 s, doubling up to 5 minutes. */
-export const BRIDGE_RETRY_BASE_MS = 10_000;
-export const BRIDGE_RETRY_MAX_MS = 5 * 60_000;
+const BRIDGE_RETRY_BASE_MS = 10_000;
+const BRIDGE_RETRY_MAX_MS = 5 * 60_000;
 
 /** Returns when a cluster whose runs keep failing may be tried again. */
 export const bridgeRetryAtMs = (failures: {
@@ -171,7 +171,7 @@ export interface TurnLimits {
 }
 
 /** The weight of a cluster never seen, or a tiny one (connections, lists). */
-export const MIN_TURN_NODES = 50;
+const MIN_TURN_NODES = 50;
 
 /**
  * Packs runs into invocations: an economy run always alone (short, and a

@@ -76,7 +76,7 @@ const summarize = (r: DispatchReport): DispatchSummary => ({
  * registry items), BridgeLaunches (clusters whose run was launched) and
  * BridgeLaunchFailures (turns Lambda refused).
  */
-export const recordDispatchMetrics = (
+const recordDispatchMetrics = (
   metrics: Metrics,
   s: DispatchSummary
 ): void => {

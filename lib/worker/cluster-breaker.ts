@@ -30,7 +30,7 @@ import type { ProcessOutcome } from './process-key.js';
 const MIN_PROBE_WAIT_MS = 1_000;
 const MAX_PROBE_WAIT_MS = 5_000;
 /** How long the probe's GET /version may take. */
-export const PROBE_TIMEOUT_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
 
 /** What the breaker needs. */
 export interface ClusterBreakerOptions {
