@@ -76,10 +76,7 @@ const summarize = (r: DispatchReport): DispatchSummary => ({
  * registry items), BridgeLaunches (clusters whose run was launched) and
  * BridgeLaunchFailures (turns Lambda refused).
  */
-const recordDispatchMetrics = (
-  metrics: Metrics,
-  s: DispatchSummary
-): void => {
+const recordDispatchMetrics = (metrics: Metrics, s: DispatchSummary): void => {
   metrics.addMetric('RegisteredClusters', MetricUnit.Count, s.clusters);
   metrics.addMetric(
     'InvalidClusterRecords',
