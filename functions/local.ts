@@ -85,6 +85,7 @@ const record: ClusterRecord = {
 };
 const connector = new ClusterConnector({
   allowKubeconfigFiles: true,
+  cacheReads: true,
   clock: systemClock,
   logger,
 });

@@ -95,6 +95,17 @@ export class KubeApiError extends ReconcilerError {
 export const isApiError = (e: unknown, reason: ApiErrorReason): boolean =>
   e instanceof KubeApiError && e.reason === reason;
 
+/** The cause reason of a watch from a resourceVersion the server has not reached. */
+const TOO_LARGE_RESOURCE_VERSION = 'ResourceVersionTooLarge';
+
+/**
+ * Returns whether a watch must list again: 410 Gone (its version was
+ * compacted away), or a version ahead of the server (an etcd restore).
+ */
+export const mustRelist = (e: unknown): boolean =>
+  isApiError(e, ApiErrorReason.Gone) ||
+  (e instanceof KubeApiError && e.causes.includes(TOO_LARGE_RESOURCE_VERSION));
+
 /** Returns whether the API refused because the namespace is being deleted. */
 export const hasNamespaceTerminatingCause = (e: unknown): boolean =>
   e instanceof KubeApiError && e.causes.includes(NAMESPACE_TERMINATING_CAUSE);

@@ -3,13 +3,23 @@
  * order: expectations change before a key is queued, so the sync it wakes
  * sees them. Shared by every bridge.
  */
-import type { ExpectationsStore, WorkQueue } from '../ports/index.js';
+import type {
+  ExpectationsStore,
+  SeenVersion,
+  WorkQueue,
+} from '../ports/index.js';
 import type { EventKeys } from '../reconcile/event-keys/index.js';
 
-/** Applies expectation changes, then queues the keys. */
+/**
+ * Applies expectation changes, then queues the keys, each with the version
+ * of the event that caused it (`seen`), so that their syncs read at least
+ * that fresh. (Delayed keys always come with an immediate add of the same
+ * key, which carries it.)
+ */
 export const applyEventKeys = async (
   out: EventKeys,
-  deps: { expectations: ExpectationsStore; queue: WorkQueue }
+  deps: { expectations: ExpectationsStore; queue: WorkQueue },
+  seen?: SeenVersion
 ): Promise<void> => {
   for (const key of out.dropExpectations) {
     await deps.expectations.deleteExpectations(key);
@@ -18,7 +28,7 @@ export const applyEventKeys = async (
     if (observed === 'creation') await deps.expectations.creationObserved(key);
     else await deps.expectations.deletionObserved(key);
   }
-  for (const key of out.keys) await deps.queue.add(key);
+  for (const key of out.keys) await deps.queue.add(key, seen);
   for (const { key, afterMs } of out.delayedKeys) {
     await deps.queue.addAfter(key, afterMs);
   }

@@ -9,6 +9,8 @@
 import type {
   ClusterWatch,
   ExpectationsStore,
+  SeenCollection,
+  SeenVersion,
   WatchedResource,
   WorkQueue,
 } from '../ports/index.js';
@@ -120,17 +122,17 @@ export class ClusterEvents {
     }
   }
 
-  async #apply(out: handlers.EventKeys): Promise<void> {
-    await applyEventKeys(out, this.#d);
+  async #apply(out: handlers.EventKeys, seen?: SeenVersion): Promise<void> {
+    await applyEventKeys(out, this.#d, seen);
   }
 
   /**
    * Queues every DaemonSet of the cluster; `anew` also those that look
    * queued already (after an unfence: their messages were taken unsynced).
    */
-  async enqueueAll(anew = false): Promise<void> {
+  async enqueueAll(anew = false, seen?: SeenVersion): Promise<void> {
     for (const key of this.#view.keys()) {
-      await (anew ? this.#d.queue.addAnew(key) : this.#d.queue.add(key));
+      await (anew ? this.#d.queue.addAnew(key) : this.#d.queue.add(key, seen));
     }
   }
 
@@ -176,7 +178,8 @@ export class ClusterEvents {
     const old = this.#index.get(name);
     if (wake) {
       await this.#apply(
-        resumed.updateNodeResumed(this.#view.view(), old, node)
+        resumed.updateNodeResumed(this.#view.view(), old, node),
+        seenIn('nodes', node)
       );
     }
     const facts = resumed.nodeFactsOf(node);
@@ -205,13 +208,14 @@ export class ClusterEvents {
     const view = this.#view.view();
     const uid = pod.metadata?.uid ?? '';
     const last = this.#pods.get(uid);
+    const seen = seenIn('pods', pod);
     if (type === 'DELETED') {
       this.#pods.delete(uid);
-      return this.#apply(handlers.deletePod(view, pod));
+      return this.#apply(handlers.deletePod(view, pod), seen);
     }
     this.#pods.set(uid, resumed.podMemoOf(pod));
-    if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod));
-    return this.#apply(resumed.updatePodResumed(view, pod, last));
+    if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod), seen);
+    return this.#apply(resumed.updatePodResumed(view, pod, last), seen);
   }
 
   async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {
@@ -230,7 +234,20 @@ export class ClusterEvents {
     for (const key of this.#view.keys()) {
       await this.#d.expectations.deleteExpectations(key);
     }
-    await this.enqueueAll();
-    return this.currentVersion('pods');
+    // Every sync now must read pods at least as fresh as the resume point.
+    const resourceVersion = await this.currentVersion('pods');
+    await this.enqueueAll(false, { collection: 'pods', resourceVersion });
+    return resourceVersion;
   }
 }
+
+/** The version of the event that changed `obj`, as a sync must see it. */
+const seenIn = (
+  collection: SeenCollection,
+  obj: KubeObject
+): SeenVersion | undefined => {
+  const resourceVersion = obj.metadata?.resourceVersion;
+  return resourceVersion === undefined
+    ? undefined
+    : { collection, resourceVersion };
+};

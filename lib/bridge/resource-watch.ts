@@ -11,12 +11,7 @@
  * brings nothing, not even a bookmark, for `idleTimeoutMs` is taken for a
  * half-open connection and reopened.
  */
-import {
-  ApiErrorReason,
-  isApiError,
-  KubeApiError,
-  toError,
-} from '../errors.js';
+import { ApiErrorReason, isApiError, mustRelist, toError } from '../errors.js';
 import type {
   Clock,
   Logger,
@@ -50,14 +45,6 @@ export interface ResourceWatchOptions<T extends KubeObject> {
  * minute to watchers that ask for them), well under TCP keepalive's ~11 min.
  */
 export const WATCH_IDLE_TIMEOUT_MS = 150_000;
-
-/** The cause reason of a watch from a resourceVersion the server has not reached. */
-const TOO_LARGE_RESOURCE_VERSION = 'ResourceVersionTooLarge';
-
-/** Returns whether the watch must relist: 410 Gone, or a version ahead of the server. */
-const mustRelist = (e: unknown): boolean =>
-  isApiError(e, ApiErrorReason.Gone) ||
-  (e instanceof KubeApiError && e.causes.includes(TOO_LARGE_RESOURCE_VERSION));
 
 /** Retry delays after a failed watch: 1 s doubling to 30 s (client-node's). */
 const RETRY_INITIAL_MS = 1_000;

@@ -11,8 +11,11 @@
  * synced causes one more sync after it.
  */
 export interface WorkQueue {
-  /** Asks for a sync of `key` as soon as possible. */
-  add(key: string): Promise<void>;
+  /**
+   * Asks for a sync of `key` as soon as possible; `seen` is what the caller
+   * saw that made it ask (the sync reads state at least that fresh).
+   */
+  add(key: string, seen?: SeenVersion): Promise<void>;
   /** Asks for a sync of `key` after `delayMs`; the earliest pending time wins. */
   addAfter(key: string, delayMs: number): Promise<void>;
   /**
@@ -23,6 +26,30 @@ export interface WorkQueue {
   addAnew(key: string): Promise<void>;
 }
 
+/** The collections whose cached reads a sync may need to be this fresh. */
+export type SeenCollection = 'pods' | 'nodes';
+
+/**
+ * The resourceVersion of an event of `collection` that made the bridge queue
+ * a key: the sync must read that collection no older than it (upstream's
+ * informer cache always holds the event whose handler queued the key).
+ */
+export interface SeenVersion {
+  collection: SeenCollection;
+  resourceVersion: string;
+}
+
+/** The highest version seen per collection before a key's sync began. */
+export type SeenVersions = Partial<Record<SeenCollection, string>>;
+
+/** What a sync learns as it begins. */
+export interface SyncStart {
+  /** Failures counted since the last `forget`. */
+  failures: number;
+  /** How fresh its cached reads must be. */
+  seen: SeenVersions;
+}
+
 /**
  * The consumer's per-key bookkeeping (client-go's `dirty` set and the
  * rate limiter's failure count), kept where every reconciler can see it.
@@ -31,9 +58,10 @@ export interface WorkQueueLedger {
   /**
    * Called before a sync reads any state: clears the key's dirty mark, so an
    * add from now on wakes the key again. Returns the failures counted since
-   * the last `forget`.
+   * the last `forget`, and the versions seen by the adds so far (kept, never
+   * cleared: a retry must read as fresh as the attempt it repeats).
    */
-  beginSync(key: string): Promise<number>;
+  beginSync(key: string): Promise<SyncStart>;
   /** Counts one failed sync; returns the count including it. */
   recordFailure(key: string): Promise<number>;
   /** Forgets the key's failures (client-go `Forget`). */
@@ -51,8 +79,11 @@ export interface ArmedTimer {
 }
 
 export interface WorkQueueMarks {
-  /** Marks the key dirty; false when it already was (the add coalesces). */
-  markDirty(key: string): Promise<boolean>;
+  /**
+   * Marks the key dirty; false when it already was (the add coalesces).
+   * Raises the key's seen version of the collection first, if given.
+   */
+  markDirty(key: string, seen?: SeenVersion): Promise<boolean>;
   /** Undoes `markDirty` after the message could not be sent. */
   clearDirty(key: string): Promise<void>;
   /**

@@ -28,13 +28,18 @@ export interface ClusterReader {
     namespace: string,
     name: string
   ): Promise<DaemonSet | undefined>;
-  listNodes(): Promise<Node[]>;
+  /**
+   * Lists nodes; a cached list holds at least every change up to
+   * resourceVersion `seen` (the version the sync's wake-up saw).
+   */
+  listNodes(seen?: string): Promise<Node[]>;
   /**
    * Lists the pods of `namespace` that `owner` may control or adopt: at
    * least every pod matching its selector (adapters may filter by it on the
-   * server; upstream lists the namespace from its cache).
+   * server; upstream lists the namespace from its cache), no older than
+   * `seen` when cached.
    */
-  listPods(namespace: string, owner: DaemonSet): Promise<Pod[]>;
+  listPods(namespace: string, owner: DaemonSet, seen?: string): Promise<Pod[]>;
   listControllerRevisions(namespace: string): Promise<ControllerRevision[]>;
   getControllerRevisionFresh(
     namespace: string,
@@ -84,12 +89,15 @@ export type EventType = 'Normal' | 'Warning';
 
 /** Records Kubernetes Events on a DaemonSet; never throws. */
 export interface EventRecorder {
+  /** Records an event; may return before it is written (see `flush`). */
   record(
     object: DaemonSet,
     type: EventType,
     reason: string,
     message: string
   ): Promise<void>;
+  /** Resolves once every recorded event was written or given up. */
+  flush?(): Promise<void>;
 }
 
 /**

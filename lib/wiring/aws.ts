@@ -64,6 +64,7 @@ export const createAwsWiring = (
   const sts = new STSClient(commonClientOptions(overrides));
   const connector = new ClusterConnector({
     allowKubeconfigFiles: overrides.allowKubeconfigFiles ?? false,
+    cacheReads: true,
     fieldManager,
     sts,
     eksTargets: new EksClusterDirectory({ sts, clock }),

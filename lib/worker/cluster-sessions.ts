@@ -72,9 +72,11 @@ export class ClusterSessions {
 
   /** Returns the cluster's session, or undefined when it is not registered. */
   async get(clusterId: string): Promise<ClusterSession | undefined> {
+    const now = this.#o.clock.now();
     const openedAt = this.#openedAt.get(clusterId) ?? 0;
-    if (this.#o.clock.now() - openedAt > SESSION_MAX_AGE_MS) {
-      await this.invalidate(clusterId, false);
+    if (now - openedAt > SESSION_MAX_AGE_MS) {
+      if (await this.#unchanged(clusterId)) this.#openedAt.set(clusterId, now);
+      else await this.invalidate(clusterId, false);
     }
     let session = this.#open.get(clusterId);
     if (session === undefined) {
@@ -85,6 +87,20 @@ export class ClusterSessions {
       session.catch(() => this.#open.delete(clusterId));
     }
     return session;
+  }
+
+  /**
+   * Returns whether the cluster's open session still matches its record:
+   * then it is kept, with the nodes and pods its reader keeps current.
+   */
+  async #unchanged(clusterId: string): Promise<boolean> {
+    const open = await this.#open.get(clusterId)?.catch(() => undefined);
+    if (open === undefined) return false;
+    const record = await this.#o.registry.get(clusterId);
+    return (
+      record !== undefined &&
+      JSON.stringify(record) === JSON.stringify(open.record)
+    );
   }
 
   async #openSession(clusterId: string): Promise<ClusterSession | undefined> {

@@ -7,7 +7,12 @@
  * reconcile Lambda and the local run; only the queue adapters differ.
  */
 import { TerminalError, toError } from '../errors.js';
-import type { Logger, WorkQueue, WorkQueueLedger } from '../ports/index.js';
+import type {
+  Logger,
+  SeenVersions,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
 import { itemRetryDelayMs } from '../reconcile/backoff-policy.js';
 import type { SyncResult } from '../sync/sync-daemon-set.js';
 
@@ -26,7 +31,8 @@ export type ProcessOutcome =
 export interface ProcessKeyDeps {
   ledger: WorkQueueLedger;
   queue: WorkQueue;
-  sync: (key: string) => Promise<SyncResult>;
+  /** Syncs the key, reading cached collections no older than `seen`. */
+  sync: (key: string, seen: SeenVersions) => Promise<SyncResult>;
   logger: Logger;
 }
 
@@ -42,10 +48,10 @@ export const processKey = async (
   key: string,
   deps: ProcessKeyDeps
 ): Promise<ProcessOutcome> => {
-  const failures = await deps.ledger.beginSync(key);
+  const { failures, seen } = await deps.ledger.beginSync(key);
   let result: SyncResult;
   try {
-    result = await deps.sync(key);
+    result = await deps.sync(key, seen);
   } catch (e) {
     const error = toError(e);
     if (e instanceof TerminalError) {

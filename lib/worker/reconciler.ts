@@ -236,14 +236,18 @@ export class Reconciler {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
-    const reader = new SyncSnapshotReader(guarded.reader);
-    const deps = { ...guarded, reader, podControl, logger };
     const result = await processKey(key, {
       ledger: this.#o.ledger,
       queue: this.#o.queue,
       logger,
-      sync: (k) => syncDaemonSet(k, deps),
-    });
+      sync: (k, seen) =>
+        syncDaemonSet(k, {
+          ...guarded,
+          reader: new SyncSnapshotReader(guarded.reader, seen),
+          podControl,
+          logger,
+        }),
+    }).finally(() => session.deps.events.flush?.());
     return {
       result,
       creates: podControl.creates,

@@ -8,7 +8,7 @@
  * written by the next sync, which the resulting watch events cause.
  * Revisions are read live: history creates and prunes them within a sync.
  */
-import type { ClusterReader } from '../ports/index.js';
+import type { ClusterReader, SeenVersions } from '../ports/index.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
 
 /** Memoises node and pod lists for the lifetime of one sync. */
@@ -17,8 +17,12 @@ export class SyncSnapshotReader implements ClusterReader {
   #nodes: Promise<Node[]> | undefined;
   readonly #pods = new Map<string, Promise<Pod[]>>();
 
-  constructor(inner: ClusterReader) {
+  readonly #seen: SeenVersions;
+
+  /** `seen`: how fresh cached lists must be (from the sync's wake-ups). */
+  constructor(inner: ClusterReader, seen: SeenVersions = {}) {
     this.#inner = inner;
+    this.#seen = seen;
   }
 
   getDaemonSet(namespace: string, name: string) {
@@ -30,7 +34,7 @@ export class SyncSnapshotReader implements ClusterReader {
   }
 
   async listNodes(): Promise<Node[]> {
-    this.#nodes ??= this.#inner.listNodes();
+    this.#nodes ??= this.#inner.listNodes(this.#seen.nodes);
     return structuredClone(await this.#nodes);
   }
 
@@ -38,7 +42,7 @@ export class SyncSnapshotReader implements ClusterReader {
     const id = `${namespace}/${owner.metadata?.uid ?? ''}`;
     let pods = this.#pods.get(id);
     if (pods === undefined) {
-      pods = this.#inner.listPods(namespace, owner);
+      pods = this.#inner.listPods(namespace, owner, this.#seen.pods);
       this.#pods.set(id, pods);
     }
     // Callers patch what they read; each gets its own copy.

@@ -23,6 +23,7 @@ import {
 } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
+import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
 
 const N = 20;
 let table: TestTable;
@@ -45,6 +46,21 @@ afterAll(() => {
 });
 
 describe('DynamoWorkQueueStore', () => {
+  describe('seen versions', () => {
+    seenVersionsContract(() => newStore().store, newKey);
+
+    it('keeps no version that is not a number (its cluster reads no cache)', async () => {
+      // Prepare
+      const { store } = newStore();
+      const key = newKey();
+      // Act
+      await store.markDirty(key, { collection: 'pods', resourceVersion: 'x7' });
+      const start = await store.beginSync(key);
+      // Assess
+      expect(start.seen).toEqual({});
+    });
+  });
+
   describe('dirty marks', () => {
     it('marks a key once until the mark is cleared', async () => {
       // Prepare
@@ -107,7 +123,7 @@ describe('DynamoWorkQueueStore', () => {
         await store.recordFailure(key),
         await store.recordFailure(key),
       ];
-      const atSync = await store.beginSync(key);
+      const atSync = (await store.beginSync(key)).failures;
       // Assess
       expect(counts).toEqual([1, 2]);
       expect(atSync).toBe(2);
@@ -117,7 +133,7 @@ describe('DynamoWorkQueueStore', () => {
       // Prepare
       const { store } = newStore();
       // Act
-      const failures = await store.beginSync(newKey());
+      const failures = (await store.beginSync(newKey())).failures;
       // Assess
       expect(failures).toBe(0);
     });
@@ -130,7 +146,7 @@ describe('DynamoWorkQueueStore', () => {
       await store.recordFailure(key);
       // Act
       await store.forget(key);
-      const atSync = await store.beginSync(key);
+      const atSync = (await store.beginSync(key)).failures;
       const next = await store.recordFailure(key);
       // Assess
       expect(atSync).toBe(0);
@@ -280,7 +296,7 @@ describe('DynamoWorkQueueStore', () => {
       const other = newKey();
       await writeExpired(other, clock.now());
       // Act
-      const atSync = await store.beginSync(key);
+      const atSync = (await store.beginSync(key)).failures;
       const failure = await store.recordFailure(other);
       // Assess
       expect(atSync).toBe(0);
@@ -327,7 +343,7 @@ describe('DynamoWorkQueueStore', () => {
       expect([...counts].sort((a, b) => a - b)).toEqual([
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
       ]);
-      expect(await store.beginSync(key)).toBe(10);
+      expect((await store.beginSync(key)).failures).toBe(10);
     });
 
     it('begins a sync with the failure count and clears the mark while failures and marks race', async () => {
@@ -339,7 +355,7 @@ describe('DynamoWorkQueueStore', () => {
       );
       await store.markDirty(key);
       // Act
-      const failures = await store.beginSync(key);
+      const failures = (await store.beginSync(key)).failures;
       const marks = await Promise.all(
         Array.from({ length: N }, () => store.markDirty(key))
       );

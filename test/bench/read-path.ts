@@ -6,6 +6,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
+import { KubeCachedClusterReader } from '#lib/adapters/kube/kube-cached-cluster-reader.js';
 import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
@@ -20,8 +21,30 @@ import { syncPortsOf } from '#lib/worker/cluster-sessions.js';
 import { SyncSnapshotReader } from '#lib/worker/sync-snapshot-reader.js';
 import { NaiveClusterReader } from './naive-cluster-reader.js';
 
-/** Which read path a sync uses: the product's, or the naive one. */
-export type ReaderKind = 'snapshot' | 'naive';
+/**
+ * Which read path a sync uses: the product's in a warm container (`cached`:
+ * nodes and pods kept current by watch across syncs), the product's without
+ * that cache (`snapshot`: one list each per sync), or the naive one.
+ */
+export type ReaderKind = 'cached' | 'snapshot' | 'naive';
+
+const warmReaders = new Map<KubeHttp, KubeCachedClusterReader>();
+
+/** The cached reader of a warm container: one per connection, kept. */
+const warmReader = (http: KubeHttp): KubeCachedClusterReader => {
+  let reader = warmReaders.get(http);
+  if (reader === undefined) {
+    reader = new KubeCachedClusterReader({ http, kind: NATIVE_DAEMON_SET });
+    warmReaders.set(http, reader);
+  }
+  return reader;
+};
+
+/** Stops the watches of every warm reader (they keep the process alive). */
+export const closeWarmReaders = (): void => {
+  for (const reader of warmReaders.values()) reader.close();
+  warmReaders.clear();
+};
 
 /** What one measured call cost. */
 export interface Sample {
@@ -55,9 +78,11 @@ export const syncDeps = (
     clock: systemClock,
   });
   const reader =
-    kind === 'snapshot'
-      ? new SyncSnapshotReader(ports.reader)
-      : new NaiveClusterReader({ http });
+    kind === 'naive'
+      ? new NaiveClusterReader({ http })
+      : new SyncSnapshotReader(
+          kind === 'cached' ? warmReader(http) : ports.reader
+        );
   return { ...ports, reader, logger };
 };
 

@@ -3,35 +3,20 @@
  * the sync core needs (scheduler binds affinity-pinned pods, KWOK runs them,
  * graceful deletes finish).
  */
-import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { describe, expect, it } from 'vitest';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { Node, Pod } from '#lib/reconcile/k8s/types.js';
+import { useTestNamespace } from '#test/helpers/test-namespace.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
-import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 
 describe('local control plane', () => {
-  let http: KubeHttp;
-  const ns = `testbed-${Date.now().toString(36)}`;
-
-  beforeAll(async () => {
-    const kc = new KubeConfig();
-    kc.loadFromFile(inject('kubeconfigPath'));
-    http = new KubeHttp({ kubeConfig: kc });
-    await createNamespace(http, ns);
-  });
-
-  afterAll(async () => {
-    await deleteNamespace(http, ns);
-    http.close();
-  });
+  const t = useTestNamespace('testbed');
 
   it('makes simulated nodes Ready', async () => {
     // Act
-    const names = await createNodes(http, 3, { prefix: `${ns}-n-` });
+    const names = await createNodes(t.http, 3, { prefix: `${t.ns}-n-` });
     // Assess
-    const nodes = await http.list<Node>('list nodes', '/api/v1/nodes');
+    const nodes = await t.http.list<Node>('list nodes', '/api/v1/nodes');
     const ready = nodes.filter(
       (n) =>
         names.includes(n.metadata?.name ?? '') &&
@@ -48,13 +33,13 @@ describe('local control plane', () => {
       { type: 'Ready', status: 'False', reason: 'KubeletNotReady' },
     ];
     // Act
-    const [name] = await createNodes(http, 1, {
-      prefix: `${ns}-notready-`,
+    const [name] = await createNodes(t.http, 1, {
+      prefix: `${t.ns}-notready-`,
       conditions,
     });
     await new Promise((r) => setTimeout(r, 1500));
     // Assess
-    const node = await http.request<Node>(
+    const node = await t.http.request<Node>(
       'get node',
       'GET',
       `/api/v1/nodes/${name}`
@@ -66,7 +51,7 @@ describe('local control plane', () => {
 
   it('binds a pod pinned by node affinity and runs it', async () => {
     // Prepare
-    const [node] = await createNodes(http, 1, { prefix: `${ns}-pin-` });
+    const [node] = await createNodes(t.http, 1, { prefix: `${t.ns}-pin-` });
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -89,17 +74,22 @@ describe('local control plane', () => {
       },
     };
     // Act
-    await http.request('create pod', 'POST', `/api/v1/namespaces/${ns}/pods`, {
-      body: JSON.stringify(pod),
-    });
+    await t.http.request(
+      'create pod',
+      'POST',
+      `/api/v1/namespaces/${t.ns}/pods`,
+      {
+        body: JSON.stringify(pod),
+      }
+    );
     // Assess
     const running = await waitFor(
       'pod Running',
       async () => {
-        const p = await http.request<Pod>(
+        const p = await t.http.request<Pod>(
           'get pod',
           'GET',
-          `/api/v1/namespaces/${ns}/pods/pinned`
+          `/api/v1/namespaces/${t.ns}/pods/pinned`
         );
         return p.status?.phase === 'Running' ? p : undefined;
       },
@@ -113,28 +103,33 @@ describe('local control plane', () => {
 
   it('finishes a graceful delete', async () => {
     // Prepare
-    const [node] = await createNodes(http, 1, { prefix: `${ns}-del-` });
-    await http.request('create pod', 'POST', `/api/v1/namespaces/${ns}/pods`, {
-      body: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'doomed' },
-        spec: { nodeName: node, containers: [{ name: 'c', image: 'pause' }] },
-      }),
-    });
+    const [node] = await createNodes(t.http, 1, { prefix: `${t.ns}-del-` });
+    await t.http.request(
+      'create pod',
+      'POST',
+      `/api/v1/namespaces/${t.ns}/pods`,
+      {
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'doomed' },
+          spec: { nodeName: node, containers: [{ name: 'c', image: 'pause' }] },
+        }),
+      }
+    );
     // Act
-    await http.request(
+    await t.http.request(
       'delete pod',
       'DELETE',
-      `/api/v1/namespaces/${ns}/pods/doomed`
+      `/api/v1/namespaces/${t.ns}/pods/doomed`
     );
     // Assess
     await waitFor(
       'pod gone',
       async () => {
-        const pods = await http.list<Pod>(
+        const pods = await t.http.list<Pod>(
           'list pods',
-          `/api/v1/namespaces/${ns}/pods`
+          `/api/v1/namespaces/${t.ns}/pods`
         );
         return pods.some((p) => p.metadata?.name === 'doomed')
           ? undefined

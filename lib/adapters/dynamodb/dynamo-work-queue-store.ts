@@ -3,7 +3,8 @@
  * client-go's dirty set, the delaying queue's one timer per key and the rate
  * limiter's failure count, shared by every bridge and reconciler.
  *
- * Item: dirty (BOOL) + dirtyAtMs + markId, failures (N), timerToken (S) +
+ * Item: dirty (BOOL) + dirtyAtMs + markId, seenPods / seenNodes (N: the
+ * highest resourceVersion an add saw, only ever raised), failures (N), timerToken (S) +
  * timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed sent),
  * expiresAt. Every method is one conditional write or one consistent read;
  * an item whose `expiresAt` has passed counts as absent. Each conditional
@@ -16,8 +17,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
+  SeenCollection,
+  SeenVersion,
+  SeenVersions,
+  SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
@@ -64,6 +70,12 @@ const HAS_NO_FRESH_MARK =
 const HAS_NO_EARLIER_TIMER =
   'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
 
+/** The attribute holding the seen version of each collection. */
+const SEEN_ATTRIBUTE: Record<SeenCollection, string> = {
+  pods: 'seenPods',
+  nodes: 'seenNodes',
+};
+
 /** The item exists (writes that undo something never create one). */
 const EXISTS = 'attribute_exists(#pk)';
 
@@ -72,8 +84,9 @@ export class DynamoWorkQueueStore
   extends DynamoStore
   implements WorkQueueLedger, WorkQueueMarks
 {
-  async markDirty(key: string): Promise<boolean> {
+  async markDirty(key: string, seen?: SeenVersion): Promise<boolean> {
     const now = this.clock.now();
+    if (seen !== undefined) await this.#raiseSeen(key, now, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
       update:
         'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #expiresAt = :expiresAt',
@@ -96,7 +109,7 @@ export class DynamoWorkQueueStore
     });
   }
 
-  async beginSync(key: string): Promise<number> {
+  async beginSync(key: string): Promise<SyncStart> {
     const now = this.clock.now();
     const outcome = await this.#updateLive(
       'beginSync',
@@ -109,7 +122,30 @@ export class DynamoWorkQueueStore
       },
       'ALL_NEW'
     );
-    return outcome.ok ? (readNumber(outcome.attributes, 'failures') ?? 0) : 0;
+    const item = outcome.ok ? outcome.attributes : undefined;
+    const seenVersions: SeenVersions = {};
+    for (const [collection, attribute] of Object.entries(SEEN_ATTRIBUTE)) {
+      // As stored: a JavaScript number would round versions past 2^53.
+      const version = item?.[attribute]?.N;
+      if (version !== undefined) {
+        seenVersions[collection as SeenCollection] = version;
+      }
+    }
+    return {
+      failures: readNumber(item, 'failures') ?? 0,
+      seen: seenVersions,
+    };
+  }
+
+  /** Raises the key's seen version (never lowers it; keeps only numbers). */
+  async #raiseSeen(key: string, now: number, seen: SeenVersion) {
+    if (parseResourceVersion(seen.resourceVersion) === undefined) return;
+    const attribute = SEEN_ATTRIBUTE[seen.collection];
+    await this.#updateLive('raiseSeen', key, now, {
+      update: `SET #${attribute} = :version, #expiresAt = :expiresAt`,
+      condition: `attribute_not_exists(#${attribute}) OR #${attribute} < :version`,
+      values: { ':version': { N: seen.resourceVersion } },
+    });
   }
 
   async recordFailure(key: string): Promise<number> {

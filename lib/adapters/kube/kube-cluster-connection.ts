@@ -7,6 +7,7 @@ import {
   type DaemonSetKind,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
+import { KubeCachedClusterReader } from './kube-cached-cluster-reader.js';
 import { KubeClusterProbe } from './kube-cluster-probe.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
 import { KubeClusterWatch } from './kube-cluster-watch.js';
@@ -18,23 +19,31 @@ import { KubeStatusWriter } from './kube-status-writer.js';
 
 /**
  * Returns the ports of a cluster whose DaemonSets of `kind` the reconciler
- * owns, over `http`; `close` closes `http`.
+ * owns, over `http`; `close` closes `http`. With `cacheReads`, nodes and
+ * pods are read from collections kept current by watch (reconcilers).
  */
 export const kubeClusterConnection = (
   http: KubeHttp,
   logger: Logger,
-  kind: DaemonSetKind = NATIVE_DAEMON_SET
+  kind: DaemonSetKind = NATIVE_DAEMON_SET,
+  { cacheReads = false }: { cacheReads?: boolean } = {}
 ): ClusterConnection => {
   const events = new KubeEventRecorder({ http, logger });
+  const cached = cacheReads
+    ? new KubeCachedClusterReader({ http, kind })
+    : undefined;
   return {
     watch: new KubeClusterWatch({ http, kind }),
     probe: new KubeClusterProbe({ http }),
-    reader: new KubeClusterReader({ http, kind }),
+    reader: cached ?? new KubeClusterReader({ http, kind }),
     podControl: new KubePodControl({ http, events }),
     revisionControl: new KubeRevisionControl({ http }),
     statusWriter: new KubeStatusWriter({ http }),
     events,
     stats: () => http.stats,
-    close: () => http.close(),
+    close: () => {
+      cached?.close();
+      http.close();
+    },
   };
 };

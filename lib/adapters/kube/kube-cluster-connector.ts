@@ -43,6 +43,12 @@ export interface ClusterConnectorOptions {
    * deployed functions leave it off and refuse such records.
    */
   allowKubeconfigFiles?: boolean;
+  /**
+   * Keeps each cluster's nodes and DaemonSet pods in memory, current by
+   * watch, so syncs read what changed (reconcilers; see
+   * kube-cached-cluster-reader.ts).
+   */
+  cacheReads?: boolean;
   /** The field manager of every write (default: the product's bare name). */
   fieldManager?: string;
   /** Where EKS clusters are, asked of EKS (never taken from the record). */
@@ -81,7 +87,8 @@ export class ClusterConnector {
     return kubeClusterConnection(
       http,
       this.#o.logger,
-      ownedKind(record.ownership)
+      ownedKind(record.ownership),
+      { cacheReads: this.#o.cacheReads ?? false }
     );
   }
 

@@ -1,10 +1,18 @@
 /**
  * EventRecorder writing core/v1 Events as kube-controller-manager's
- * recorder does (source component `daemonset-controller`). Recording is best
- * effort: a failed write is logged, never thrown, as upstream's broadcaster.
+ * recorder does: source component `daemonset-controller`, similar events
+ * aggregated, repeated ones counted and a burst per object bounded
+ * (lib/policy/event-correlator.ts). Writes leave the sync's path: `record`
+ * queues them and returns, one writer sends them in order (as client-go's
+ * broadcaster goroutine does), and `flush` waits for them before a Lambda
+ * returns. Best effort: a failed write is logged, never thrown. The
+ * reporting component and the source host name this product, so `kubectl
+ * describe` tells its Events from kube-controller-manager's.
  */
 import { randomBytes } from 'node:crypto';
-import { toError } from '../../errors.js';
+import { ApiErrorReason, isApiError, toError } from '../../errors.js';
+import { EventCorrelator } from '../../policy/event-correlator.js';
+import { USER_AGENT } from '../../policy/identity.js';
 import type { EventRecorder, EventType, Logger } from '../../ports/index.js';
 import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
@@ -15,11 +23,19 @@ import { paths } from './paths.js';
 /** The component name upstream's events carry. */
 export const EVENT_SOURCE = 'daemonset-controller';
 
+/** Events queued beyond this are dropped (client-go: 1,000). */
+const MAX_QUEUED_EVENTS = 1_000;
+
 /** Records Events on DaemonSets. */
 export class KubeEventRecorder implements EventRecorder {
   readonly #http: KubeHttp;
   readonly #logger: Logger;
   readonly #now: () => number;
+  readonly #correlator = new EventCorrelator();
+  #tail: Promise<void> = Promise.resolve();
+  #queued = 0;
+  /** Writes sent (creates and patches), for tests and benchmarks. */
+  writes = 0;
 
   constructor({
     http,
@@ -41,42 +57,101 @@ export class KubeEventRecorder implements EventRecorder {
     reason: string,
     message: string
   ): Promise<void> {
+    if (this.#queued >= MAX_QUEUED_EVENTS) {
+      this.#logger.warn('too many queued events; dropped one', { reason });
+      return;
+    }
+    this.#queued++;
+    this.#tail = this.#tail.then(() =>
+      this.#write(object, type, reason, message).finally(() => {
+        this.#queued--;
+      })
+    );
+  }
+
+  /** Resolves once every queued event was written (or given up). */
+  flush(): Promise<void> {
+    return this.#tail;
+  }
+
+  async #write(
+    object: DaemonSet,
+    type: EventType,
+    reason: string,
+    message: string
+  ): Promise<void> {
     const ns = object.metadata?.namespace ?? 'default';
     const name = object.metadata?.name ?? '';
-    const at = rfc3339(this.#now());
-    const event = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: {
-        name: `${name}.${randomBytes(8).toString('hex')}`,
-        namespace: ns,
+    const { apiVersion, kind } = kindOf(object);
+    const uid = object.metadata?.uid ?? '';
+    const nowMs = this.#now();
+    const at = rfc3339(nowMs);
+    const decision = this.#correlator.correlate(
+      {
+        objectKey: [apiVersion, kind, ns, name, uid].join('/'),
+        type,
+        reason,
+        message,
       },
-      involvedObject: {
-        apiVersion: kindOf(object).apiVersion,
-        kind: kindOf(object).kind,
-        name,
-        namespace: ns,
-        uid: object.metadata?.uid,
-        resourceVersion: object.metadata?.resourceVersion,
-      },
-      reason,
-      message,
-      type,
-      source: { component: EVENT_SOURCE },
-      firstTimestamp: at,
-      lastTimestamp: at,
-      count: 1,
-      reportingComponent: EVENT_SOURCE,
-    };
+      nowMs
+    );
+    if (decision.action === 'skip') return;
     try {
+      if (decision.action === 'patch') {
+        this.writes++;
+        try {
+          await this.#http.request(
+            `count event ${reason}`,
+            'PATCH',
+            `${paths.events(ns)}/${encodeURIComponent(decision.name)}`,
+            {
+              body: JSON.stringify({
+                count: decision.count,
+                lastTimestamp: at,
+                message: decision.message,
+              }),
+              contentType: 'application/merge-patch+json',
+            }
+          );
+          this.#correlator.written(decision.key, decision.name, decision.count);
+          return;
+        } catch (e) {
+          // Expired (Events live an hour) or never written: create it anew.
+          if (!isApiError(e, ApiErrorReason.NotFound)) throw e;
+        }
+      }
+      const eventName = `${name}.${randomBytes(8).toString('hex')}`;
+      this.writes++;
       await this.#http.request(
         `record event ${reason}`,
         'POST',
         paths.events(ns),
         {
-          body: JSON.stringify(event),
+          body: JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Event',
+            metadata: { name: eventName, namespace: ns },
+            involvedObject: {
+              apiVersion,
+              kind,
+              name,
+              namespace: ns,
+              uid,
+              resourceVersion: object.metadata?.resourceVersion,
+            },
+            reason,
+            message: decision.message,
+            type,
+            source: { component: EVENT_SOURCE, host: USER_AGENT },
+            firstTimestamp: at,
+            lastTimestamp: at,
+            count: 1,
+            reportingComponent: USER_AGENT,
+            reportingInstance: this.#http.userAgent,
+          }),
         }
       );
+      this.#correlator.written(decision.key, eventName, 1);
     } catch (e) {
       this.#logger.warn('could not record event', {
         reason,

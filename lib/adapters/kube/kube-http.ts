@@ -8,11 +8,13 @@
 
 import type http from 'node:http';
 import https from 'node:https';
+import { gunzipSync } from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ReconcilerError } from '../../errors.js';
+import { ReconcilerError, toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
+import { watchEvents } from './watch-events.js';
 
 export type ContentType =
   | 'application/json'
@@ -78,6 +80,11 @@ export class KubeHttp {
     this.#userAgent = userAgent;
   }
 
+  /** The User-Agent (and field manager) of every request. */
+  get userAgent(): string {
+    return this.#userAgent;
+  }
+
   /** Closes idle connections. */
   close(): void {
     this.#agent?.destroy();
@@ -128,6 +135,8 @@ export class KubeHttp {
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
       Accept: 'application/json',
+      // The API server compresses answers over 128 KiB (big lists) when asked.
+      'Accept-Encoding': 'gzip',
       'User-Agent': this.#userAgent,
     };
     if (options.body !== undefined) {
@@ -152,13 +161,21 @@ export class KubeHttp {
             chunks.push(c);
             this.stats.bytesRead += c.length;
           });
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              text: Buffer.concat(chunks).toString('utf8'),
-              retryAfter: res.headers['retry-after'],
-            })
-          );
+          res.on('end', () => {
+            try {
+              const body = Buffer.concat(chunks);
+              resolve({
+                status: res.statusCode ?? 0,
+                text: (res.headers['content-encoding'] === 'gzip'
+                  ? gunzipSync(body)
+                  : body
+                ).toString('utf8'),
+                retryAfter: res.headers['retry-after'],
+              });
+            } catch (e) {
+              reject(apiErrorFromNetwork(what, toError(e)));
+            }
+          });
           res.on('error', reject);
         }
       );
@@ -223,26 +240,8 @@ export class KubeHttp {
         res.headers['retry-after']
       );
     }
-    let buffered = '';
     try {
-      for await (const chunk of res) {
-        this.stats.bytesRead += (chunk as Buffer).length;
-        buffered += (chunk as Buffer).toString('utf8');
-        let newline = buffered.indexOf('\n');
-        while (newline >= 0) {
-          const line = buffered.slice(0, newline).trim();
-          buffered = buffered.slice(newline + 1);
-          newline = buffered.indexOf('\n');
-          if (line === '') continue;
-          const event = JSON.parse(line) as WatchEvent<T>;
-          if (event.type === 'ERROR') {
-            const body = JSON.stringify(event.object);
-            const code = (event.object as { code?: number }).code ?? 500;
-            throw apiErrorFromResponse(what, code, body, undefined);
-          }
-          yield event;
-        }
-      }
+      yield* watchEvents<T>(what, res, this.stats);
     } catch (e) {
       if (signal?.aborted) return;
       throw e;
@@ -269,7 +268,18 @@ export class KubeHttp {
         items?: T[];
         metadata?: { continue?: string; resourceVersion?: string };
       }>(what, 'GET', path, {
-        query: { ...query, limit: pageSize, continue: token },
+        // Later pages continue the first one's snapshot; the server refuses
+        // a resourceVersion beside a continue token.
+        query:
+          token === undefined
+            ? { ...query, limit: pageSize }
+            : {
+                ...query,
+                resourceVersion: undefined,
+                resourceVersionMatch: undefined,
+                limit: pageSize,
+                continue: token,
+              },
       });
       items.push(...(page.items ?? []));
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;

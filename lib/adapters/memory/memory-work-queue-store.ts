@@ -6,10 +6,14 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
+import { laterResourceVersion } from '../../policy/resource-version.js';
 import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
+  SeenVersion,
+  SeenVersions,
+  SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
@@ -50,6 +54,7 @@ interface QueueEntry {
   dirty: boolean;
   dirtyAtMs?: number;
   failures: number;
+  seen: SeenVersions;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
   timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
   expiresAtMs: number;
@@ -65,9 +70,17 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   /** Marks the key dirty unless a fresh mark is there; true when marked. */
-  async markDirty(key: string): Promise<boolean> {
+  async markDirty(key: string, seen?: SeenVersion): Promise<boolean> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
+    if (seen !== undefined) {
+      const { collection, resourceVersion } = seen;
+      entry.seen[collection] = laterResourceVersion(
+        entry.seen[collection],
+        resourceVersion
+      );
+      this.#write(key, entry, now, {});
+    }
     if (
       entry.dirty &&
       entry.dirtyAtMs !== undefined &&
@@ -87,13 +100,13 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     delete entry.dirtyAtMs;
   }
 
-  /** Clears the dirty mark; returns the failures since the last forget. */
-  async beginSync(key: string): Promise<number> {
+  /** Clears the dirty mark; returns the failures and the versions seen. */
+  async beginSync(key: string): Promise<SyncStart> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     delete entry.dirtyAtMs;
     this.#write(key, entry, now, { dirty: false });
-    return entry.failures;
+    return { failures: entry.failures, seen: { ...entry.seen } };
   }
 
   /** Counts one failure; returns the count including it. */
@@ -173,7 +186,12 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
 
   #liveOrNew(key: string, now: number): QueueEntry {
     return (
-      this.#live(key, now) ?? { dirty: false, failures: 0, expiresAtMs: now }
+      this.#live(key, now) ?? {
+        dirty: false,
+        failures: 0,
+        seen: {},
+        expiresAtMs: now,
+      }
     );
   }
 

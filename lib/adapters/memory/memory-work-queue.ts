@@ -8,7 +8,13 @@
  * - `addAfter` keeps the earliest ready time of a key;
  * - `addRateLimited` waits 5 ms · 2^failures (≤ 1000 s); `forget` resets.
  */
-import type { WorkQueue, WorkQueueLedger } from '../../ports/index.js';
+import { laterResourceVersion } from '../../policy/resource-version.js';
+import type {
+  SeenVersion,
+  SeenVersions,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../../ports/index.js';
 import { itemRetryDelayMs } from '../../reconcile/backoff-policy.js';
 
 /** client-go-style work queue over keys. */
@@ -120,17 +126,45 @@ export class MemoryWorkQueue {
 /** Returns the queue as the WorkQueue and WorkQueueLedger ports. */
 export const memoryQueuePorts = (
   q: MemoryWorkQueue
-): { queue: WorkQueue; ledger: WorkQueueLedger } => ({
-  queue: {
-    add: async (key) => q.add(key),
-    addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
-    // In process, a key taken off the queue is never left marked.
-    addAnew: async (key) => q.add(key),
-  },
-  ledger: {
-    // get() already moved the key from dirty to processing.
-    beginSync: async (key) => q.numRequeues(key),
-    recordFailure: async (key) => q.recordFailure(key),
-    forget: async (key) => q.forget(key),
-  },
-});
+): { queue: WorkQueue; ledger: WorkQueueLedger } => {
+  const seen = new SeenVersionsByKey();
+  return {
+    queue: {
+      add: async (key, version) => {
+        seen.raise(key, version);
+        q.add(key);
+      },
+      addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
+      // In process, a key taken off the queue is never left marked.
+      addAnew: async (key) => q.add(key),
+    },
+    ledger: {
+      // get() already moved the key from dirty to processing.
+      beginSync: async (key) => ({
+        failures: q.numRequeues(key),
+        seen: seen.of(key),
+      }),
+      recordFailure: async (key) => q.recordFailure(key),
+      forget: async (key) => q.forget(key),
+    },
+  };
+};
+
+/** The highest version each key's adds saw, per collection (never cleared). */
+class SeenVersionsByKey {
+  readonly #byKey = new Map<string, SeenVersions>();
+
+  raise(key: string, version: SeenVersion | undefined): void {
+    if (version === undefined) return;
+    const seen = this.#byKey.get(key) ?? {};
+    seen[version.collection] = laterResourceVersion(
+      seen[version.collection],
+      version.resourceVersion
+    );
+    this.#byKey.set(key, seen);
+  }
+
+  of(key: string): SeenVersions {
+    return { ...this.#byKey.get(key) };
+  }
+}

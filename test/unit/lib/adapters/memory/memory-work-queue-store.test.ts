@@ -7,6 +7,7 @@ import {
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
 
 const KEY = 'c1/default/ds';
 
@@ -16,6 +17,14 @@ const newStore = () => {
 };
 
 describe('MemoryWorkQueueStore', () => {
+  describe('seen versions', () => {
+    let keys = 0;
+    seenVersionsContract(
+      () => newStore().store,
+      () => `c1/default/seen-${++keys}`
+    );
+  });
+
   describe('dirty marks', () => {
     it('marks a key once until the mark is cleared', async () => {
       // Prepare
@@ -74,7 +83,7 @@ describe('MemoryWorkQueueStore', () => {
         await store.recordFailure(KEY),
         await store.recordFailure(KEY),
       ];
-      const atSync = await store.beginSync(KEY);
+      const atSync = (await store.beginSync(KEY)).failures;
       // Assess
       expect(counts).toEqual([1, 2]);
       expect(atSync).toBe(2);
@@ -84,7 +93,7 @@ describe('MemoryWorkQueueStore', () => {
       // Prepare
       const { store } = newStore();
       // Act
-      const failures = await store.beginSync(KEY);
+      const failures = (await store.beginSync(KEY)).failures;
       // Assess
       expect(failures).toBe(0);
     });
@@ -96,7 +105,7 @@ describe('MemoryWorkQueueStore', () => {
       await store.recordFailure(KEY);
       // Act
       await store.forget(KEY);
-      const atSync = await store.beginSync(KEY);
+      const atSync = (await store.beginSync(KEY)).failures;
       const next = await store.recordFailure(KEY);
       // Assess
       expect(atSync).toBe(0);
@@ -108,7 +117,7 @@ describe('MemoryWorkQueueStore', () => {
       const { store, clock } = newStore();
       await store.recordFailure(KEY);
       clock.step(QUEUE_ITEM_TTL_MS);
-      const atTtl = await store.beginSync(KEY);
+      const atTtl = (await store.beginSync(KEY)).failures;
       // Act
       clock.step(QUEUE_ITEM_TTL_MS + 1);
       const pastTtl = await store.recordFailure(KEY);
@@ -128,7 +137,7 @@ describe('MemoryWorkQueueStore', () => {
       expect([...counts].sort((a, b) => a - b)).toEqual([
         1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
       ]);
-      expect(await store.beginSync(KEY)).toBe(10);
+      expect((await store.beginSync(KEY)).failures).toBe(10);
     });
   });
 

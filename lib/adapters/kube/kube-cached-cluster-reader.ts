@@ -1,0 +1,181 @@
+/**
+ * A ClusterReader whose node and pod lists come from collections a warm
+ * container keeps current by watch (watched-collection.ts), so a sync reads
+ * what changed since the container's last sync instead of the whole
+ * cluster. DaemonSets and revisions are still read from the API server: one
+ * small object, and a short list by the DaemonSet's selector.
+ *
+ * Kept per container and cluster: the nodes, and the pods of the
+ * `maxPodCollections` DaemonSets read most recently (a DaemonSet's pods are
+ * watched by its selector). Kept objects lose what no sync reads: managed
+ * fields other than the owner references' writers (the fight guard reads
+ * those), and a node's image list.
+ */
+import type { ClusterReader } from '../../ports/index.js';
+import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
+import type { DaemonSet, Node, Pod } from '../../reconcile/k8s/types.js';
+import { KubeClusterReader } from './kube-cluster-reader.js';
+import type { KubeHttp } from './kube-http.js';
+import { labelSelectorQuery } from './label-selector-query.js';
+import { paths } from './paths.js';
+import {
+  type CollectionSource,
+  WatchedCollection,
+  type WatchedCollectionOptions,
+} from './watched-collection.js';
+
+/** Timings of every collection (see WatchedCollectionOptions). */
+export const CACHE_TIMINGS = {
+  // The bridge queued the key after the event reached it; the same event
+  // reaches this watch at about the same time.
+  waitMs: 1_000,
+  // Healthy streams bring a bookmark about every minute.
+  silentMs: 70_000,
+  // Far below the lifetime of the versions the bridge records per key.
+  idleMs: 10 * 60_000,
+} as const;
+
+/** DaemonSets whose pods one container keeps per cluster. */
+export const MAX_POD_COLLECTIONS = 16;
+
+/** Keeps only the managed fields that record owner-reference writers. */
+const compactPod = (pod: Pod): Pod => {
+  const managed = pod.metadata?.managedFields;
+  if (managed === undefined) return pod;
+  return {
+    ...pod,
+    metadata: {
+      ...pod.metadata,
+      managedFields: managed.filter(
+        (e) =>
+          (e.fieldsV1 as { 'f:metadata'?: Record<string, unknown> })?.[
+            'f:metadata'
+          ]?.['f:ownerReferences'] !== undefined
+      ),
+    },
+  };
+};
+
+/** Drops managed fields and the image list, which nodes carry in bulk. */
+const compactNode = (node: Node): Node => {
+  const { managedFields: _fields, ...metadata } = node.metadata ?? {};
+  const { images: _images, ...status } = node.status ?? {};
+  return { ...node, metadata, status };
+};
+
+/** Reads a cluster through watched collections. */
+export class KubeCachedClusterReader implements ClusterReader {
+  readonly #http: KubeHttp;
+  readonly #direct: KubeClusterReader;
+  readonly #nodes: WatchedCollection<Node>;
+  /** By namespace and selector, least recently read first. */
+  readonly #pods = new Map<string, WatchedCollection<Pod>>();
+  readonly #timings: Omit<WatchedCollectionOptions<Pod>, 'compact'>;
+
+  constructor({
+    http,
+    kind,
+    timings = CACHE_TIMINGS,
+  }: {
+    http: KubeHttp;
+    kind: DaemonSetKind;
+    timings?: Omit<WatchedCollectionOptions<Pod>, 'compact'>;
+  }) {
+    this.#http = http;
+    this.#direct = new KubeClusterReader({ http, kind });
+    this.#timings = timings;
+    this.#nodes = new WatchedCollection(
+      this.#source<Node>('nodes', paths.nodes(), undefined),
+      { ...timings, compact: compactNode }
+    );
+  }
+
+  getDaemonSet(namespace: string, name: string) {
+    return this.#direct.getDaemonSet(namespace, name);
+  }
+
+  getDaemonSetFresh(namespace: string, name: string) {
+    return this.#direct.getDaemonSetFresh(namespace, name);
+  }
+
+  listNodes(seen?: string): Promise<Node[]> {
+    return this.#nodes.read(seen);
+  }
+
+  listPods(namespace: string, owner: DaemonSet, seen?: string) {
+    const selector = labelSelectorQuery(owner.spec?.selector);
+    const id = `${namespace}?${selector ?? ''}`;
+    let pods = this.#pods.get(id);
+    if (pods === undefined) {
+      pods = new WatchedCollection(
+        this.#source<Pod>(
+          `pods in ${namespace}`,
+          paths.pods(namespace),
+          selector
+        ),
+        { ...this.#timings, compact: compactPod }
+      );
+    }
+    this.#pods.delete(id);
+    this.#pods.set(id, pods);
+    for (const [oldest, collection] of this.#pods) {
+      if (this.#pods.size <= MAX_POD_COLLECTIONS) break;
+      collection.close();
+      this.#pods.delete(oldest);
+    }
+    return pods.read(seen);
+  }
+
+  listControllerRevisions(namespace: string) {
+    return this.#direct.listControllerRevisions(namespace);
+  }
+
+  getControllerRevisionFresh(namespace: string, name: string) {
+    return this.#direct.getControllerRevisionFresh(namespace, name);
+  }
+
+  /** Stops every watch. */
+  close(): void {
+    this.#nodes.close();
+    for (const pods of this.#pods.values()) pods.close();
+    this.#pods.clear();
+  }
+
+  /** What the collections did, summed (for the benchmarks). */
+  stats() {
+    const all = [this.#nodes, ...this.#pods.values()];
+    const sum = (k: keyof WatchedCollection<Node>['stats']) =>
+      all.reduce((n, c) => n + c.stats[k], 0);
+    return {
+      cachedReads: sum('cachedReads'),
+      lists: sum('lists'),
+      resumes: sum('resumes'),
+    };
+  }
+
+  #source<T extends Node | Pod>(
+    what: string,
+    path: string,
+    labelSelector: string | undefined
+  ): CollectionSource<T> {
+    return {
+      list: (minVersion) =>
+        this.#http.listWithVersion<T>(`list ${what}`, path, {
+          labelSelector,
+          ...(minVersion === undefined
+            ? {}
+            : {
+                resourceVersion: minVersion,
+                resourceVersionMatch: 'NotOlderThan',
+              }),
+        }),
+      watch: (resourceVersion, signal) =>
+        this.#http.watch<T>(
+          `watch ${what}`,
+          path,
+          { labelSelector, resourceVersion, allowWatchBookmarks: true },
+          signal
+        ),
+    };
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The seen-version contract every WorkQueueMarks + WorkQueueLedger store
+ * keeps (memory and DynamoDB): an add raises the key's version per
+ * collection, even when it coalesces; nothing lowers or clears it; a sync's
+ * begin returns it.
+ */
+import { expect, it } from 'vitest';
+import type { WorkQueueLedger, WorkQueueMarks } from '#lib/ports/index.js';
+
+/** Registers the contract's tests for stores made by `newStore`. */
+export const seenVersionsContract = (
+  newStore: () => WorkQueueMarks & WorkQueueLedger,
+  newKey: () => string
+): void => {
+  it('raises the seen version per collection, also when the add coalesces', async () => {
+    // Prepare
+    const store = newStore();
+    const key = newKey();
+    // Act
+    const first = await store.markDirty(key, {
+      collection: 'pods',
+      resourceVersion: '100',
+    });
+    const coalesced = await store.markDirty(key, {
+      collection: 'pods',
+      resourceVersion: '250',
+    });
+    await store.markDirty(key, { collection: 'nodes', resourceVersion: '90' });
+    const start = await store.beginSync(key);
+    // Assess
+    expect([first, coalesced]).toEqual([true, false]);
+    expect(start.seen).toEqual({ pods: '250', nodes: '90' });
+  });
+
+  it('never lowers a seen version, and keeps it across syncs (a retry reads as fresh)', async () => {
+    // Prepare
+    const store = newStore();
+    const key = newKey();
+    await store.markDirty(key, { collection: 'pods', resourceVersion: '300' });
+    await store.beginSync(key);
+    // Act: a successor bridge replays an older event
+    await store.markDirty(key, { collection: 'pods', resourceVersion: '120' });
+    const retry = await store.beginSync(key);
+    // Assess
+    expect(retry.seen).toEqual({ pods: '300' });
+  });
+
+  it('compares versions as numbers, not as strings', async () => {
+    // Prepare
+    const store = newStore();
+    const key = newKey();
+    await store.markDirty(key, { collection: 'nodes', resourceVersion: '99' });
+    // Act
+    await store.markDirty(key, {
+      collection: 'nodes',
+      resourceVersion: '1000',
+    });
+    const start = await store.beginSync(key);
+    // Assess
+    expect(start.seen.nodes).toBe('1000');
+  });
+
+  it('begins a sync of a key never added with no seen version', async () => {
+    // Prepare
+    const store = newStore();
+    // Act
+    const start = await store.beginSync(newKey());
+    // Assess
+    expect(start).toEqual({ failures: 0, seen: {} });
+  });
+};
