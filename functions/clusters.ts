@@ -7,6 +7,7 @@
  *   npm run clusters -- list --table dsr-prod-state
  *   npm run clusters -- check --id prod-eu --table dsr-prod-state
  */
+
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -18,7 +19,10 @@ import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluste
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
-import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
+import {
+  kubeConfigFromFile,
+  serverOfRecord,
+} from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import type { TableTarget } from '../lib/cli/clusters-command.js';
 import type { ClustersCliDeps } from '../lib/cli/clusters-commands.js';
@@ -40,7 +44,7 @@ const depsFor = ({
   const common = region ? { region } : {};
   const sts = new STSClient(common);
   const connector = new ClusterConnector({
-    allowKubeconfigFiles: true,
+    kubeconfigFiles: kubeConfigFromFile,
     sts,
     eksTargets: new EksClusterDirectory({ sts, clock: systemClock }),
     secrets: new SecretCredentials({

@@ -8,10 +8,14 @@
  *   npm start                          # local control plane, 5 KWOK nodes
  *   npm start -- --kubeconfig ~/.kube/config [--context NAME]
  */
+
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
-import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
+import {
+  kubeConfigFromFile,
+  serverOfRecord,
+} from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import { findRivalController } from '../lib/cli/check-ownership.js';
 import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
@@ -84,7 +88,7 @@ const record: ClusterRecord = {
   bridgeMode: 'watch',
 };
 const connector = new ClusterConnector({
-  allowKubeconfigFiles: true,
+  kubeconfigFiles: kubeConfigFromFile,
   cacheReads: true,
   clock: systemClock,
   logger,

@@ -5,6 +5,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { ClusterConnectorOptions } from '../adapters/kube/kube-cluster-connector.js';
 import type { Clock } from '../ports/index.js';
 
 /** Overrides for tests: emulator endpoints, a fake clock. */
@@ -16,10 +17,11 @@ export interface AwsWiringOverrides {
   region?: string;
   clock?: Clock;
   /**
-   * Tests only: open `kubeconfig` records (files on this machine). The
-   * deployed functions never set it, so they refuse such records.
+   * Tests only: opens `kubeconfig` records (files on this machine), with
+   * `kubeConfigFromFile`. The deployed functions never set it, so they
+   * refuse such records.
    */
-  allowKubeconfigFiles?: boolean;
+  kubeconfigFiles?: ClusterConnectorOptions['kubeconfigFiles'];
 }
 
 /** Returns the options every SDK client of the overrides shares. */

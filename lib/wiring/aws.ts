@@ -63,7 +63,9 @@ export const createAwsWiring = (
   const fieldManager = fieldManagerFor(config.deploymentId);
   const sts = new STSClient(commonClientOptions(overrides));
   const connector = new ClusterConnector({
-    allowKubeconfigFiles: overrides.allowKubeconfigFiles ?? false,
+    ...(overrides.kubeconfigFiles
+      ? { kubeconfigFiles: overrides.kubeconfigFiles }
+      : {}),
     cacheReads: true,
     fieldManager,
     sts,

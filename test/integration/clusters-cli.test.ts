@@ -18,7 +18,10 @@ import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
-import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
+import {
+  kubeConfigFromFile,
+  serverOfRecord,
+} from '#lib/adapters/kube/kube-config-for-cluster.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/check-cluster.js';
@@ -94,7 +97,7 @@ describe('clusters CLI', () => {
     ca = Buffer.from(kc.getCurrentCluster()?.caData ?? '', 'base64');
     table = await createTestTable(inject('dynamodbEndpoint'));
     const connector = new ClusterConnector({
-      allowKubeconfigFiles: true,
+      kubeconfigFiles: kubeConfigFromFile,
       clock: systemClock,
       logger: new FakeLogger(),
     });

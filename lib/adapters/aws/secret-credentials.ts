@@ -10,11 +10,11 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { ReconcilerError } from '../../errors.js';
+import { parseKubeconfigUser } from '../kube/cluster-access.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
 } from '../kube/cluster-credential.js';
-import { parseKubeconfigUser } from '../kube/kube-config-for-cluster.js';
 
 /** A bearer token: visible ASCII only, so it cannot split a header. */
 const TOKEN = /^[\x21-\x7e]+$/;

@@ -6,7 +6,6 @@
  * kubeconfig file. TLS is always verified against the record's CA.
  */
 import type { STSClient } from '@aws-sdk/client-sts';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError } from '../../errors.js';
 import { DEFAULT_API_BUDGET } from '../../policy/request-budget.js';
 import type {
@@ -20,12 +19,9 @@ import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { EksClusterTarget } from '../aws/eks-cluster-directory.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
+import { type ClusterAccess, clusterAccessFor } from './cluster-access.js';
 import { ClusterCredentialError } from './cluster-credential.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
-import {
-  kubeConfigForCluster,
-  kubeConfigFromFile,
-} from './kube-config-for-cluster.js';
 import { KubeHttp } from './kube-http.js';
 
 /** What a ClusterConnector is built from. */
@@ -39,10 +35,13 @@ export interface ClusterConnectorOptions {
   logger: Logger;
   /**
    * Opens `kubeconfig` records (a file on this machine, which may run exec
-   * plugins and read token files): local runs, the CLI and tests only. The
-   * deployed functions leave it off and refuse such records.
+   * plugins and read token files): local runs, the CLI and tests only, with
+   * `kubeConfigFromFile`. The deployed functions leave it out (and so never
+   * bundle client-node's KubeConfig) and refuse such records.
    */
-  allowKubeconfigFiles?: boolean;
+  kubeconfigFiles?: (
+    auth: Extract<ClusterRecord['auth'], { type: 'kubeconfig' }>
+  ) => ClusterAccess;
   /**
    * Keeps each cluster's nodes and DaemonSet pods in memory, current by
    * watch, so syncs read what changed (reconcilers; see
@@ -74,7 +73,7 @@ export class ClusterConnector {
   }
 
   /** Returns the cluster's ports over `kubeConfig`, spending its budget. */
-  #http(record: ClusterRecord, kubeConfig: KubeConfig): ClusterConnection {
+  #http(record: ClusterRecord, kubeConfig: ClusterAccess): ClusterConnection {
     const { budget } = this.#o;
     const limits = record.apiBudget ?? DEFAULT_API_BUDGET;
     const http = new KubeHttp({
@@ -96,12 +95,13 @@ export class ClusterConnector {
   async connect(record: ClusterRecord): Promise<ClusterConnection> {
     const { auth } = record;
     if (auth.type === 'kubeconfig') {
-      if (!this.#o.allowKubeconfigFiles) {
+      const { kubeconfigFiles } = this.#o;
+      if (kubeconfigFiles === undefined) {
         throw new ClusterCredentialError(
           `cluster ${record.id} is registered with a kubeconfig file, which only local runs may use; register it with --eks-cluster or --secret-arn`
         );
       }
-      return this.#http(record, kubeConfigFromFile(auth));
+      return this.#http(record, kubeconfigFiles(auth));
     }
     if (auth.type === 'eks') {
       const { sts, clock, eksTargets } = this.#o;
@@ -131,7 +131,7 @@ export class ClusterConnector {
       const cache = tokens;
       return this.#http(
         record,
-        kubeConfigForCluster(record, {
+        clusterAccessFor(record, {
           type: 'token-source',
           token: () => cache.token(),
         })
@@ -143,6 +143,6 @@ export class ClusterConnector {
       );
     }
     const credential = await this.#o.secrets.credential(auth.secretArn);
-    return this.#http(record, kubeConfigForCluster(record, credential));
+    return this.#http(record, clusterAccessFor(record, credential));
   }
 }

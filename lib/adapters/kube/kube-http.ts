@@ -9,10 +9,10 @@
 import type http from 'node:http';
 import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ReconcilerError, toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
+import type { ClusterAccess } from './cluster-access.js';
 import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
 import { watchEvents } from './watch-events.js';
 
@@ -39,7 +39,7 @@ export class KubeHttp {
     bytesRead: 0,
     bytesWritten: 0,
   };
-  readonly #kubeConfig: KubeConfig;
+  readonly #kubeConfig: ClusterAccess;
   readonly #server: URL;
   readonly #timeoutMs: number;
   readonly #beforeRequest: (() => Promise<void>) | undefined;
@@ -52,7 +52,8 @@ export class KubeHttp {
     beforeRequest,
     userAgent = USER_AGENT,
   }: {
-    kubeConfig: KubeConfig;
+    /** clusterAccessFor's, or a client-node KubeConfig. */
+    kubeConfig: ClusterAccess;
     timeoutMs?: number;
     /** Awaited before every request and watch (the cluster's API budget). */
     beforeRequest?: () => Promise<void>;
@@ -141,9 +142,8 @@ export class KubeHttp {
     };
     if (options.body !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
-      // Without it Node sends the body chunked, and the API server ignores a
-      // chunked DELETE body (DeleteOptions) and leaves its bytes on the
-      // keep-alive connection, where they spoil the next request.
+      // Else Node sends it chunked; the API server ignores a chunked DELETE
+      // body and leaves its bytes to spoil the keep-alive connection.
       headers['Content-Length'] = String(Buffer.byteLength(options.body));
     }
     this.stats.requests++;

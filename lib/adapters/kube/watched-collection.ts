@@ -19,6 +19,7 @@ import { mustRelist } from '../../errors.js';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type { WatchEvent } from '../../ports/index.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
+import { deepFreeze } from './deep-freeze.js';
 
 /** Where the collection comes from (one path, one label selector). */
 export interface CollectionSource<T extends KubeObject> {
@@ -70,8 +71,7 @@ export class WatchedCollection<T extends KubeObject> {
 
   /**
    * Returns every object, current to at least `seen` (a resourceVersion)
-   * when given. The objects are the collection's own: callers copy before
-   * changing them.
+   * when given. The objects are the collection's own, frozen.
    */
   async read(seen?: string): Promise<T[]> {
     const now = this.#now();
@@ -168,7 +168,8 @@ export class WatchedCollection<T extends KubeObject> {
   }
 
   #keep(obj: T): void {
-    this.#items.set(keyOf(obj), this.#o.compact ? this.#o.compact(obj) : obj);
+    const kept = this.#o.compact ? this.#o.compact(obj) : obj;
+    this.#items.set(keyOf(obj), deepFreeze(kept));
   }
 
   /** Waits until the collection reached `needed`, or the wait ran out. */

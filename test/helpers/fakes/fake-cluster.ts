@@ -6,7 +6,9 @@
  * This is not a Kubernetes API: no validation, admission, defaulting or
  * watch; the adapter is proven against a real API server elsewhere.
  */
+
 import { randomUUID } from 'node:crypto';
+import { deepFreeze } from '#lib/adapters/kube/deep-freeze.js';
 import { KubeApiError } from '#lib/errors.js';
 import type {
   ClusterReader,
@@ -153,14 +155,18 @@ export class FakeCluster
     const ds = await this.getDaemonSet(namespace, name);
     return this.freshDaemonSet ? this.freshDaemonSet(ds) : ds;
   }
+  // Frozen as the reconciler's cache keeps them: a sync must not change
+  // what it read.
   async listNodes() {
     this.reads++;
     if (this.listNodesError) throw this.listNodesError;
-    return structuredClone(this.nodes);
+    return deepFreeze(structuredClone(this.nodes));
   }
   async listPods(namespace: string) {
-    return structuredClone(
-      this.pods.filter((p) => p.metadata?.namespace === namespace)
+    return deepFreeze(
+      structuredClone(
+        this.pods.filter((p) => p.metadata?.namespace === namespace)
+      )
     );
   }
   async listControllerRevisions(namespace: string) {

@@ -5,10 +5,14 @@
  * and converged moves to an AdvancedDaemonSet, and back, without a single
  * pod restart (pod UIDs before and after are equal).
  */
+
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
-import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
+import {
+  kubeConfigFromFile,
+  serverOfRecord,
+} from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { checkCluster } from '#lib/cli/check-cluster.js';
 import { reviewOwnershipBeforeAdd } from '#lib/cli/check-ownership.js';
@@ -181,7 +185,7 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
       return ds.status?.observedGeneration === ds.metadata?.generation;
     });
     const connector = new ClusterConnector({
-      allowKubeconfigFiles: true,
+      kubeconfigFiles: kubeConfigFromFile,
       clock: systemClock,
       logger: new FakeLogger(),
     });

@@ -8,11 +8,13 @@
  * registered in the registry table and reached under the reconciler's
  * least-privilege identity.
  */
+
 import { randomUUID } from 'node:crypto';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { inject } from 'vitest';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { kubeConfigFromFile } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterRunResult } from '#lib/bridge/bridge-invocation.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
@@ -129,7 +131,7 @@ export class ServerlessStack {
     this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
       ...this.#clientOverrides(),
       // The test bed's cluster is registered with its kubeconfig file.
-      allowKubeconfigFiles: true,
+      kubeconfigFiles: kubeConfigFromFile,
     });
     await this.registerCluster(this.cluster, this.#o.kubeconfigPath, {
       ownership: this.#o.ownership ?? 'apps/v1',

@@ -14,14 +14,12 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EksTokenCache } from '#lib/adapters/aws/eks-token.js';
+import { clusterAccessFor } from '#lib/adapters/kube/cluster-access.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
 } from '#lib/adapters/kube/cluster-credential.js';
-import {
-  kubeConfigForCluster,
-  kubeConfigFromFile,
-} from '#lib/adapters/kube/kube-config-for-cluster.js';
+import { kubeConfigFromFile } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError, ReconcilerError } from '#lib/errors.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
@@ -148,7 +146,7 @@ const startServer = async (
   return { server, url: `https://127.0.0.1:${port}` };
 };
 
-describe('kubeConfigForCluster', () => {
+describe('clusterAccessFor', () => {
   let pki: Pki;
   let trusted: { server: https.Server; url: string };
   let rogue: { server: https.Server; url: string };
@@ -170,7 +168,7 @@ describe('kubeConfigForCluster', () => {
     return seen[before] as Seen;
   };
   const httpFor = (r: ClusterRecord, credential: ClusterCredential) =>
-    new KubeHttp({ kubeConfig: kubeConfigForCluster(r, credential) });
+    new KubeHttp({ kubeConfig: clusterAccessFor(r, credential) });
 
   beforeAll(async () => {
     pki = new Pki(mkdtempSync(path.join(os.tmpdir(), 'dsr-pki-')));
@@ -282,7 +280,7 @@ current-context: ctx
 
   it('never turns off TLS verification', () => {
     // Act
-    const kc = kubeConfigForCluster(record(), { type: 'token', token: 't' });
+    const kc = clusterAccessFor(record(), { type: 'token', token: 't' });
     // Assess
     expect(kc.getCurrentCluster()?.skipTLSVerify).toBe(false);
     expect(kc.getCurrentCluster()?.caData).toBe(pki.base64('ca.crt'));
@@ -294,7 +292,7 @@ current-context: ctx
   ])('refuses a record with $name', ({ over }) => {
     // Act
     const build = () =>
-      kubeConfigForCluster(record(over), { type: 'token', token: 't' });
+      clusterAccessFor(record(over), { type: 'token', token: 't' });
     // Assess
     expect(build).toThrow(ReconcilerError);
   });
@@ -302,7 +300,7 @@ current-context: ctx
   it('refuses a token that could split the Authorization header', async () => {
     // Prepare
     const fixed = () =>
-      kubeConfigForCluster(record(), { type: 'token', token: 'a\r\nb' });
+      clusterAccessFor(record(), { type: 'token', token: 'a\r\nb' });
     const http = httpFor(record(), {
       type: 'token-source',
       token: async () => 'a b',
