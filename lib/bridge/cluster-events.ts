@@ -209,6 +209,13 @@ export class ClusterEvents {
     const uid = pod.metadata?.uid ?? '';
     const last = this.#pods.get(uid);
     const seen = seenIn('pods', pod);
+    if (
+      seen &&
+      type !== 'DELETED' &&
+      handlers.ownerOutsideSelector(view, pod)
+    ) {
+      seen.releasePod = pod.metadata?.name ?? '';
+    }
     if (type === 'DELETED') {
       this.#pods.delete(uid);
       return this.#apply(handlers.deletePod(view, pod), seen);

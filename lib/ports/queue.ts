@@ -37,10 +37,21 @@ export type SeenCollection = 'pods' | 'nodes';
 export interface SeenVersion {
   collection: SeenCollection;
   resourceVersion: string;
+  /**
+   * A pod the key's DaemonSet owns but whose labels its selector no longer
+   * matches: the sync must read it (its cache, filtered by the selector,
+   * lost it) and release it, as upstream's namespace-wide list finds it.
+   */
+  releasePod?: string;
 }
 
-/** The highest version seen per collection before a key's sync began. */
-export type SeenVersions = Partial<Record<SeenCollection, string>>;
+/**
+ * The highest version seen per collection before a key's sync began, and
+ * the pods to release that the adds named.
+ */
+export type SeenVersions = Partial<Record<SeenCollection, string>> & {
+  releasePods?: string[];
+};
 
 /** What a sync learns as it begins. */
 export interface SyncStart {
@@ -66,6 +77,8 @@ export interface WorkQueueLedger {
   recordFailure(key: string): Promise<number>;
   /** Forgets the key's failures (client-go `Forget`). */
   forget(key: string): Promise<void>;
+  /** Forgets pods to release that a successful sync has looked at. */
+  forgetReleases(key: string, pods: readonly string[]): Promise<void>;
 }
 
 /**

@@ -40,6 +40,8 @@ export interface ClusterReader {
    * `seen` when cached.
    */
   listPods(namespace: string, owner: DaemonSet, seen?: string): Promise<Pod[]>;
+  /** Reads one pod live (undefined when it does not exist). */
+  getPod(namespace: string, name: string): Promise<Pod | undefined>;
   listControllerRevisions(namespace: string): Promise<ControllerRevision[]>;
   getControllerRevisionFresh(
     namespace: string,

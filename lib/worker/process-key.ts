@@ -72,6 +72,10 @@ export const processKey = async (
     return { outcome: 'retrying', failures: count, retryAfterMs, error };
   }
   if (failures > 0) await deps.ledger.forget(key);
+  // The sync read and released them; a later relabel is noted anew.
+  if (seen.releasePods !== undefined) {
+    await deps.ledger.forgetReleases(key, seen.releasePods);
+  }
   if (result.requeueAfterMs !== undefined) {
     await deps.queue.addAfter(key, result.requeueAfterMs);
   }

@@ -12,6 +12,7 @@
  * what it keeps, and the tests' fake cluster freezes what it returns.
  */
 import type { ClusterReader, SeenVersions } from '../ports/index.js';
+import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
 
 /** Memoises node and pod lists for the lifetime of one sync. */
@@ -45,10 +46,35 @@ export class SyncSnapshotReader implements ClusterReader {
     const id = `${namespace}/${owner.metadata?.uid ?? ''}`;
     let pods = this.#pods.get(id);
     if (pods === undefined) {
-      pods = this.#inner.listPods(namespace, owner, this.#seen.pods);
+      pods = this.#withReleases(namespace, owner);
       this.#pods.set(id, pods);
     }
     return pods;
+  }
+
+  /**
+   * The owner's pods by selector, plus the pods the bridge saw it own
+   * outside its selector (`seen.releasePods`), read live, so that the
+   * sync releases them as upstream's namespace-wide list lets it.
+   */
+  async #withReleases(namespace: string, owner: DaemonSet): Promise<Pod[]> {
+    const selected = await this.#inner.listPods(
+      namespace,
+      owner,
+      this.#seen.pods
+    );
+    const listed = new Set(selected.map((p) => p.metadata?.name));
+    const outside: Pod[] = [];
+    for (const name of this.#seen.releasePods ?? []) {
+      if (listed.has(name)) continue;
+      const pod = await this.#inner.getPod(namespace, name);
+      if (pod !== undefined && isControlledBy(pod, owner)) outside.push(pod);
+    }
+    return outside.length > 0 ? [...selected, ...outside] : selected;
+  }
+
+  getPod(namespace: string, name: string) {
+    return this.#inner.getPod(namespace, name);
   }
 
   listControllerRevisions(namespace: string) {

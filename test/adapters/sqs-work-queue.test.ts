@@ -144,6 +144,20 @@ describe('SqsWorkQueue', () => {
       });
     });
 
+    it('records what an add saw, also when it coalesces, for the sync to read', async () => {
+      // Prepare
+      await queue.add(KEY, { collection: 'pods', resourceVersion: '40' });
+      // Act
+      await queue.add(KEY, {
+        collection: 'pods',
+        resourceVersion: '41',
+        releasePod: 'agent-x',
+      });
+      const start = await marks.beginSync(KEY);
+      // Assess
+      expect(start.seen).toEqual({ pods: '41', releasePods: ['agent-x'] });
+    });
+
     it('delivers a re-add within 5 minutes of the previous message', async () => {
       // Prepare
       await queue.add(KEY);

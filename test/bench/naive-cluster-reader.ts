@@ -46,6 +46,10 @@ export class NaiveClusterReader implements ClusterReader {
     return this.#inner.listControllerRevisions(namespace);
   }
 
+  getPod(namespace: string, name: string) {
+    return this.#inner.getPod(namespace, name);
+  }
+
   getControllerRevisionFresh(namespace: string, name: string) {
     return this.#inner.getControllerRevisionFresh(namespace, name);
   }

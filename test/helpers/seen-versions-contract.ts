@@ -60,6 +60,30 @@ export const seenVersionsContract = (
     expect(start.seen.nodes).toBe('1000');
   });
 
+  it('keeps the pods to release an add named until a sync forgets them', async () => {
+    // Prepare
+    const store = newStore();
+    const key = newKey();
+    const seen = (releasePod: string) => ({
+      collection: 'pods' as const,
+      resourceVersion: '7',
+      releasePod,
+    });
+    await store.markDirty(key, seen('agent-a'));
+    await store.markDirty(key, seen('agent-b'));
+    await store.markDirty(key, seen('agent-a'));
+    // Act
+    const first = await store.beginSync(key);
+    await store.forgetReleases(key, ['agent-a']);
+    const second = await store.beginSync(key);
+    await store.forgetReleases(key, ['agent-b']);
+    const third = await store.beginSync(key);
+    // Assess
+    expect(first.seen.releasePods?.sort()).toEqual(['agent-a', 'agent-b']);
+    expect(second.seen.releasePods).toEqual(['agent-b']);
+    expect(third.seen).toEqual({ pods: '7' });
+  });
+
   it('begins a sync of a key never added with no seen version', async () => {
     // Prepare
     const store = newStore();

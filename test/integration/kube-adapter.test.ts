@@ -131,7 +131,12 @@ describe('Kubernetes adapter on a real API server', () => {
     // Prepare
     const pod: Pod = {
       metadata: { generateName: 'agent-', labels: { app: 'agent' } },
-      spec: { containers: [{ name: 'c', image: 'pause' }] },
+      spec: {
+        // Never scheduled: a node another file deletes meanwhile would
+        // leave its delete pending until podgc (flaked once in a full run).
+        nodeSelector: { 'dsr.dev/test': 'no-such-node' },
+        containers: [{ name: 'c', image: 'pause' }],
+      },
     };
     // Act
     await pods.createPod(ns, pod, ds);
@@ -284,7 +289,12 @@ describe('Kubernetes adapter on a real API server', () => {
     );
     const pod: Pod = {
       metadata: { generateName: 'agent-', labels: { app: 'agent' } },
-      spec: { containers: [{ name: 'c', image: 'pause' }] },
+      spec: {
+        // Never scheduled: a node another file deletes meanwhile would
+        // leave its delete pending until podgc (flaked once in a full run).
+        nodeSelector: { 'dsr.dev/test': 'no-such-node' },
+        containers: [{ name: 'c', image: 'pause' }],
+      },
     };
     // Act
     const err = await waitFor(

@@ -47,6 +47,7 @@ import {
   updateLiveItem,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
+import { SEEN_ATTRIBUTE, seenVersionsOf } from './seen-versions-item.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
@@ -69,12 +70,6 @@ const HAS_NO_FRESH_MARK =
  */
 const HAS_NO_EARLIER_TIMER =
   'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
-
-/** The attribute holding the seen version of each collection. */
-const SEEN_ATTRIBUTE: Record<SeenCollection, string> = {
-  pods: 'seenPods',
-  nodes: 'seenNodes',
-};
 
 /** The item exists (writes that undo something never create one). */
 const EXISTS = 'attribute_exists(#pk)';
@@ -123,28 +118,34 @@ export class DynamoWorkQueueStore
       'ALL_NEW'
     );
     const item = outcome.ok ? outcome.attributes : undefined;
-    const seenVersions: SeenVersions = {};
-    for (const [collection, attribute] of Object.entries(SEEN_ATTRIBUTE)) {
-      // As stored: a JavaScript number would round versions past 2^53.
-      const version = item?.[attribute]?.N;
-      if (version !== undefined) {
-        seenVersions[collection as SeenCollection] = version;
-      }
-    }
     return {
       failures: readNumber(item, 'failures') ?? 0,
-      seen: seenVersions,
+      seen: seenVersionsOf(item),
     };
   }
 
   /** Raises the key's seen version (never lowers it; keeps only numbers). */
   async #raiseSeen(key: string, now: number, seen: SeenVersion) {
+    if (seen.releasePod !== undefined) {
+      await this.#updateLive('noteRelease', key, now, {
+        update: 'ADD #releasePods :pod SET #expiresAt = :expiresAt',
+        values: { ':pod': { SS: [seen.releasePod] } },
+      });
+    }
     if (parseResourceVersion(seen.resourceVersion) === undefined) return;
     const attribute = SEEN_ATTRIBUTE[seen.collection];
     await this.#updateLive('raiseSeen', key, now, {
       update: `SET #${attribute} = :version, #expiresAt = :expiresAt`,
       condition: `attribute_not_exists(#${attribute}) OR #${attribute} < :version`,
       values: { ':version': { N: seen.resourceVersion } },
+    });
+  }
+
+  async forgetReleases(key: string, pods: readonly string[]): Promise<void> {
+    if (pods.length === 0) return;
+    await this.#updateExisting('forgetReleases', key, {
+      update: 'DELETE #releasePods :pods',
+      values: { ':pods': { SS: [...pods] } },
     });
   }
 

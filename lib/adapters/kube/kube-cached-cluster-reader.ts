@@ -126,6 +126,10 @@ export class KubeCachedClusterReader implements ClusterReader {
     return pods.read(seen);
   }
 
+  getPod(namespace: string, name: string) {
+    return this.#direct.getPod(namespace, name);
+  }
+
   listControllerRevisions(namespace: string) {
     return this.#direct.listControllerRevisions(namespace);
   }

@@ -74,6 +74,19 @@ export class KubeClusterReader implements ClusterReader {
     );
   }
 
+  /**
+   * Reads one pod by a list with a field selector: upstream's
+   * daemon-set-controller role may list pods but not get them.
+   */
+  async getPod(namespace: string, name: string) {
+    const [pod] = await this.#http.list<Pod>(
+      `list pod ${namespace}/${name}`,
+      paths.pods(namespace),
+      { fieldSelector: `metadata.name=${name}` }
+    );
+    return pod;
+  }
+
   listControllerRevisions(namespace: string) {
     return this.#http.list<ControllerRevision>(
       `list controllerrevisions in ${namespace}`,

@@ -54,7 +54,8 @@ interface QueueEntry {
   dirty: boolean;
   dirtyAtMs?: number;
   failures: number;
-  seen: SeenVersions;
+  seen: Omit<SeenVersions, 'releasePods'>;
+  releasePods: Set<string>;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
   timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
   expiresAtMs: number;
@@ -74,11 +75,12 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
-      const { collection, resourceVersion } = seen;
+      const { collection, resourceVersion, releasePod } = seen;
       entry.seen[collection] = laterResourceVersion(
         entry.seen[collection],
         resourceVersion
       );
+      if (releasePod !== undefined) entry.releasePods.add(releasePod);
       this.#write(key, entry, now, {});
     }
     if (
@@ -106,7 +108,9 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const entry = this.#liveOrNew(key, now);
     delete entry.dirtyAtMs;
     this.#write(key, entry, now, { dirty: false });
-    return { failures: entry.failures, seen: { ...entry.seen } };
+    const seen: SeenVersions = { ...entry.seen };
+    if (entry.releasePods.size > 0) seen.releasePods = [...entry.releasePods];
+    return { failures: entry.failures, seen };
   }
 
   /** Counts one failure; returns the count including it. */
@@ -115,6 +119,12 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const entry = this.#liveOrNew(key, now);
     this.#write(key, entry, now, { failures: entry.failures + 1 });
     return entry.failures;
+  }
+
+  /** Forgets pods to release that a sync has looked at. */
+  async forgetReleases(key: string, pods: readonly string[]): Promise<void> {
+    const entry = this.#entries.get(key);
+    for (const pod of pods) entry?.releasePods.delete(pod);
   }
 
   /** Forgets the key's failures. */
@@ -190,6 +200,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
         dirty: false,
         failures: 0,
         seen: {},
+        releasePods: new Set(),
         expiresAtMs: now,
       }
     );

@@ -146,6 +146,7 @@ export const memoryQueuePorts = (
       }),
       recordFailure: async (key) => q.recordFailure(key),
       forget: async (key) => q.forget(key),
+      forgetReleases: async (key, pods) => seen.forgetReleases(key, pods),
     },
   };
 };
@@ -161,10 +162,22 @@ class SeenVersionsByKey {
       seen[version.collection],
       version.resourceVersion
     );
+    if (version.releasePod !== undefined) {
+      seen.releasePods = [
+        ...new Set([...(seen.releasePods ?? []), version.releasePod]),
+      ];
+    }
     this.#byKey.set(key, seen);
   }
 
   of(key: string): SeenVersions {
-    return { ...this.#byKey.get(key) };
+    return structuredClone(this.#byKey.get(key) ?? {});
+  }
+
+  forgetReleases(key: string, pods: readonly string[]): void {
+    const seen = this.#byKey.get(key);
+    if (seen?.releasePods === undefined) return;
+    seen.releasePods = seen.releasePods.filter((p) => !pods.includes(p));
+    if (seen.releasePods.length === 0) delete seen.releasePods;
   }
 }

@@ -29,6 +29,7 @@ import {
 import type {
   Clock,
   DelayQueue,
+  SeenVersion,
   WorkQueue,
   WorkQueueMarks,
 } from '../../ports/index.js';
@@ -83,8 +84,8 @@ export class SqsWorkQueue implements WorkQueue {
    * send fails, the dirty mark is cleared again and an SqsQueueError is
    * thrown, so the caller's retry adds it anew (nothing is silently lost).
    */
-  async add(key: string): Promise<void> {
-    if (!(await this.#marks.markDirty(key))) return;
+  async add(key: string, seen?: SeenVersion): Promise<void> {
+    if (!(await this.#marks.markDirty(key, seen))) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(

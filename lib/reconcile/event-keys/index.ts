@@ -54,7 +54,12 @@ export {
   syncNodeUpdate,
   updateNode,
 } from './nodes.js';
-export { addPod, deletePod, updatePod } from './pods.js';
+export {
+  addPod,
+  deletePod,
+  ownerOutsideSelector,
+  updatePod,
+} from './pods.js';
 
 /** Returns what a DaemonSet add means: sync it (`addDaemonset`). */
 export const addDaemonset = (view: ClusterView, ds: DaemonSet): EventKeys =>

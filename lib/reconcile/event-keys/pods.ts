@@ -12,8 +12,9 @@
  * update with an unchanged resourceVersion (resync) does nothing.
  */
 import { getControllerOf } from '../k8s/controller-ref.js';
+import { parseLabelSelector } from '../k8s/label-selector.js';
 import { isPodReady } from '../k8s/pod-util.js';
-import type { Pod } from '../k8s/types.js';
+import type { DaemonSet, Pod } from '../k8s/types.js';
 import {
   type ClusterView,
   daemonSetKey,
@@ -121,4 +122,23 @@ export const updatePod = (
   if (!labelsChanged && !refChanged) return out;
   for (const key of enqueueMatching(view, curPod).keys) enqueueKey(out, key);
   return out;
+};
+
+/**
+ * Returns the DaemonSet that controls `pod` although its selector no longer
+ * matches the pod's labels (someone relabelled it), unless it is being
+ * deleted: upstream's sync finds such a pod in its namespace-wide list and
+ * releases it; a sync that reads pods by selector must be told of it.
+ */
+export const ownerOutsideSelector = (
+  view: ClusterView,
+  pod: Pod
+): DaemonSet | undefined => {
+  const ref = getControllerOf(pod);
+  if (ref === undefined || hasDeletionTimestamp(pod)) return undefined;
+  const ds = resolveControllerRef(view, namespaceOf(pod), ref);
+  if (ds === undefined) return undefined;
+  return parseLabelSelector(ds.spec?.selector)(pod.metadata?.labels)
+    ? undefined
+    : ds;
 };

@@ -174,6 +174,14 @@ export class FakeCluster
       this.revisions.filter((r) => r.metadata?.namespace === namespace)
     );
   }
+  async getPod(namespace: string, name: string) {
+    return structuredClone(
+      this.pods.find(
+        (p) => p.metadata?.namespace === namespace && p.metadata?.name === name
+      )
+    );
+  }
+
   async getControllerRevisionFresh(namespace: string, name: string) {
     return structuredClone(
       this.revisions.find(

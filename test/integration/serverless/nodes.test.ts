@@ -4,11 +4,14 @@
  * took; the bounds are only the waits' timeouts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import {
+  deletePod,
   getAgent,
   isConverged,
   livePodsByNode,
+  livePodsOf,
   patchNode,
 } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -57,6 +60,35 @@ describe('serverless runtime: node changes', () => {
     expect((await getAgent(s.admin, s.ns)).status?.desiredNumberScheduled).toBe(
       4
     );
+  });
+
+  it('releases a pod relabelled out of the selector and replaces it, as upstream does', async () => {
+    // Prepare
+    const [pod] = await livePodsOf(s.admin, s.ns, 'agent');
+    const name = pod?.metadata?.name ?? '';
+    const path = `/api/v1/namespaces/${s.ns}/pods/${name}`;
+    const uid = (await getAgent(s.admin, s.ns)).metadata?.uid;
+    // Act
+    await s.admin.request('relabel pod', 'PATCH', path, {
+      body: JSON.stringify({ metadata: { labels: { app: 'moved-away' } } }),
+      contentType: 'application/merge-patch+json',
+    });
+    const releasedMs = await eventually(
+      'the relabelled pod released',
+      async () =>
+        !(
+          (await s.admin.request<Pod>('get pod', 'GET', path)).metadata
+            ?.ownerReferences ?? []
+        ).some((r) => r.uid === uid),
+      FOLLOW_TIMEOUT_MS
+    );
+    const ms = await converged('a replacement beside the released pod');
+    await deletePod(s.admin, s.ns, name);
+    // Assess
+    console.log(
+      `pod relabelled: released after ${releasedMs} ms, replaced ${ms} ms later`
+    );
+    expect(await isConverged(s.admin, s.ns, eligible)).toBe(true);
   });
 
   it('deletes the pod of a node that stops matching the nodeSelector', async () => {

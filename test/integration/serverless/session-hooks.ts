@@ -98,12 +98,16 @@ export class HoldingReader implements ClusterReader {
     return this.#inner.getDaemonSetFresh(namespace, name);
   }
 
-  listNodes() {
-    return this.#inner.listNodes();
+  listNodes(seen?: string) {
+    return this.#inner.listNodes(seen);
   }
 
-  listPods(namespace: string, owner: DaemonSet) {
-    return this.#inner.listPods(namespace, owner);
+  listPods(namespace: string, owner: DaemonSet, seen?: string) {
+    return this.#inner.listPods(namespace, owner, seen);
+  }
+
+  getPod(namespace: string, name: string) {
+    return this.#inner.getPod(namespace, name);
   }
 
   listControllerRevisions(namespace: string) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { ClusterEvents } from '#lib/bridge/cluster-events.js';
-import type { ClusterWatch, WorkQueue } from '#lib/ports/index.js';
+import type { ClusterWatch, SeenVersion, WorkQueue } from '#lib/ports/index.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import {
   markPodReady,
@@ -18,8 +18,10 @@ import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
 class RecordingQueue implements WorkQueue {
   added: string[] = [];
-  async add(key: string) {
+  seen: (SeenVersion | undefined)[] = [];
+  async add(key: string, seen?: SeenVersion) {
     this.added.push(key);
+    this.seen.push(seen);
   }
   delayed: string[] = [];
   async addAfter(key: string) {
@@ -69,6 +71,43 @@ describe('ClusterEvents pod updates', () => {
       'c1/default/a',
       'c1/default/b',
     ]);
+  });
+
+  it('queues the owner with the version of the pod event, so its sync reads that fresh', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const a = newDaemonSet('a');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    queue.seen = [];
+    // Act
+    await events.onEvent(
+      'pods',
+      'ADDED',
+      bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '12')
+    );
+    // Assess
+    expect(queue.seen).toEqual([{ collection: 'pods', resourceVersion: '12' }]);
+  });
+
+  it('names an owned pod relabelled out of the selector for release', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const a = newDaemonSet('a');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
+    await events.onEvent('pods', 'ADDED', pod);
+    queue.seen = [];
+    const moved = bump(pod, '6');
+    if (moved.metadata) moved.metadata.labels = { name: 'moved-away' };
+    // Act
+    await events.onEvent('pods', 'MODIFIED', moved);
+    // Assess
+    expect(queue.added).toContain('c1/default/a');
+    expect(queue.seen).toContainEqual({
+      collection: 'pods',
+      resourceVersion: '6',
+      releasePod: moved.metadata?.name,
+    });
   });
 
   it('forgets a deleted pod, so a pod of the same UID starts unknown', async () => {

@@ -118,6 +118,39 @@ describe('processKey', () => {
     queue.shutDown();
   });
 
+  it('hands the sync the versions its adds saw, and forgets the pods to release once it succeeded', async () => {
+    // Prepare
+    const ports = memoryQueuePorts(queue);
+    const seenVersion = {
+      collection: 'pods' as const,
+      resourceVersion: '9',
+      releasePod: 'agent-x',
+    };
+    await ports.queue.add('c/ns/a', seenVersion);
+    const given: unknown[] = [];
+    const run = (fail: boolean) =>
+      processKey('c/ns/a', {
+        ...ports,
+        logger: newHarness().logger,
+        sync: async (_key, seen) => {
+          given.push(seen);
+          if (fail) throw new SyncError('boom');
+          return {};
+        },
+      });
+    // Act
+    await run(true);
+    await run(false);
+    await run(false);
+    // Assess: kept across the failure, gone after the success
+    expect(given).toEqual([
+      { pods: '9', releasePods: ['agent-x'] },
+      { pods: '9', releasePods: ['agent-x'] },
+      { pods: '9' },
+    ]);
+    queue.shutDown();
+  });
+
   it('drops a key whose sync can never succeed, without a retry', async () => {
     // Act
     const out = await processKey(
@@ -346,6 +379,7 @@ describe('Reconciler', () => {
         },
         recordFailure: async () => 0,
         forget: async () => undefined,
+        forgetReleases: async () => undefined,
       },
       clock: h.clock,
       logger: h.logger,
