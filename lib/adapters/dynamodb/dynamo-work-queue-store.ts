@@ -20,9 +20,7 @@ import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
-  SeenCollection,
   SeenVersion,
-  SeenVersions,
   SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
