@@ -6,14 +6,16 @@
  * small object, and a short list by the DaemonSet's selector.
  *
  * Kept per container and cluster: the nodes, and the pods of the
- * `maxPodCollections` DaemonSets read most recently (a DaemonSet's pods are
- * watched by its selector). Kept objects lose what no sync reads: managed
+ * MAX_POD_COLLECTIONS DaemonSets read most recently (a DaemonSet's pods are
+ * watched by its selector); in all, no more objects than the container's
+ * CacheBudget allows. Kept objects lose what no sync reads: managed
  * fields other than the owner references' writers (the fight guard reads
  * those), and a node's image list.
  */
 import type { ClusterReader } from '../../ports/index.js';
 import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Node, Pod } from '../../reconcile/k8s/types.js';
+import { type CacheBudget, containerCacheBudget } from './cache-budget.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
 import type { KubeHttp } from './kube-http.js';
 import { labelSelectorQuery } from './label-selector-query.js';
@@ -72,16 +74,22 @@ export class KubeCachedClusterReader implements ClusterReader {
   readonly #pods = new Map<string, WatchedCollection<Pod>>();
   readonly #timings: Omit<WatchedCollectionOptions<Pod>, 'compact'>;
 
+  readonly #budget: CacheBudget;
+
   constructor({
     http,
     kind,
     timings = CACHE_TIMINGS,
+    budget = containerCacheBudget,
   }: {
     http: KubeHttp;
     kind: DaemonSetKind;
     timings?: Omit<WatchedCollectionOptions<Pod>, 'compact'>;
+    /** Shared by every reader of the container (default: the module's). */
+    budget?: CacheBudget;
   }) {
     this.#http = http;
+    this.#budget = budget;
     this.#direct = new KubeClusterReader({ http, kind });
     this.#timings = timings;
     this.#nodes = new WatchedCollection(
@@ -99,7 +107,7 @@ export class KubeCachedClusterReader implements ClusterReader {
   }
 
   listNodes(seen?: string): Promise<Node[]> {
-    return this.#nodes.read(seen);
+    return this.#read(this.#nodes, seen);
   }
 
   listPods(namespace: string, owner: DaemonSet, seen?: string) {
@@ -120,10 +128,21 @@ export class KubeCachedClusterReader implements ClusterReader {
     this.#pods.set(id, pods);
     for (const [oldest, collection] of this.#pods) {
       if (this.#pods.size <= MAX_POD_COLLECTIONS) break;
+      this.#budget.forget(collection);
       collection.close();
       this.#pods.delete(oldest);
     }
-    return pods.read(seen);
+    return this.#read(pods, seen);
+  }
+
+  /** Reads a collection, then lets the budget weigh it (and drop others). */
+  async #read<T extends Node | Pod>(
+    collection: WatchedCollection<T>,
+    seen: string | undefined
+  ): Promise<T[]> {
+    const items = await collection.read(seen);
+    this.#budget.touched(collection);
+    return items;
   }
 
   getPod(namespace: string, name: string) {
@@ -140,8 +159,10 @@ export class KubeCachedClusterReader implements ClusterReader {
 
   /** Stops every watch. */
   close(): void {
-    this.#nodes.close();
-    for (const pods of this.#pods.values()) pods.close();
+    for (const collection of [this.#nodes, ...this.#pods.values()]) {
+      this.#budget.forget(collection);
+      collection.close();
+    }
     this.#pods.clear();
   }
 
