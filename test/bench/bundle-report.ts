@@ -52,7 +52,10 @@ const PLUGIN_ONLY_KEYS = [
 
 interface ServiceConfig {
   provider: { runtime: string; environment?: Record<string, unknown> };
-  functions: Record<string, { handler: string; runtime?: string }>;
+  functions: Record<
+    string,
+    { handler: string; runtime?: string; environment?: Record<string, unknown> }
+  >;
   custom?: { esbuild?: Record<string, unknown> };
   /** osls merges the `${file(...)}` list into one object. */
   resources?: Resources | Resources[];
@@ -116,7 +119,10 @@ const entryOf = (handler: string): string => {
  * variables with CloudFormation references replaced by plausible stand-ins
  * (a queue's Ref is its URL), plus dummy AWS credentials.
  */
-const importEnv = (config: ServiceConfig): NodeJS.ProcessEnv => {
+const importEnv = (
+  config: ServiceConfig,
+  own: Record<string, unknown> = {}
+): NodeJS.ProcessEnv => {
   const resources = Object.assign(
     {},
     ...[config.resources ?? []].flat().map((r) => r.Resources ?? {})
@@ -127,7 +133,10 @@ const importEnv = (config: ServiceConfig): NodeJS.ProcessEnv => {
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
   };
-  for (const [k, v] of Object.entries(config.provider.environment ?? {})) {
+  for (const [k, v] of Object.entries({
+    ...config.provider.environment,
+    ...own,
+  })) {
     const ref = (v as { Ref?: string } | null)?.Ref;
     const queue = ref ? resources[ref]?.Properties?.QueueName : undefined;
     env[k] =
@@ -209,19 +218,19 @@ const kib = (n: number): string => `${(n / 1024).toFixed(0)} KiB`;
 const main = async (): Promise<void> => {
   const config = await loadServiceConfig();
   const options = esbuildOptions(config);
-  const env = importEnv(config);
   const outDir = await mkdtemp(join(tmpdir(), 'dsr-bundle-report-'));
   const rows: Row[] = [];
   try {
     for (const [name, fn] of Object.entries(config.functions)) {
       const entry = entryOf(fn.handler);
+      const env = importEnv(config, fn.environment);
       rows.push(await reportFunction(name, entry, options, env, outDir));
     }
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }
   const lines = [
-    `Bundles of ${basename(ROOT)} (${String(options.format)}, ${String(options.target)}, minify ${String(options.minify)}); init = median of ${RUNS} fresh \`node\` ${process.version} imports with NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}`,
+    `Bundles of ${basename(ROOT)} (${String(options.format)}, ${String(options.target)}, minify ${String(options.minify)}); init = median of ${RUNS} fresh \`node\` ${process.version} imports with NODE_OPTIONS=${importEnv(config).NODE_OPTIONS ?? ''}`,
     '',
     '| function | bundle | gzip | source map | init (import) | init (process) |',
     '|---|---:|---:|---:|---:|---:|',
