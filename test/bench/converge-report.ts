@@ -54,6 +54,7 @@ const convergeTable = (
           )
         ),
         joinRuns(mine, (r) => seconds(r.nodeCreationMs)),
+        joinRuns(mine, (r) => (r.apiWrites / r.nodes).toFixed(2)),
       ]);
     }
   }
@@ -65,6 +66,7 @@ const convergeTable = (
       'converge s (each run)',
       'median s',
       'node creation s (test bed)',
+      'API writes per pod (apiserver /metrics; each run)',
     ],
     rows
   );

@@ -28,6 +28,7 @@ import {
   cleanUpRun,
   createNodesInBatches,
 } from './bench-testbed.js';
+import { controllerWrites } from './controller-writes.js';
 import type { CountingProxy } from './counting-proxy.js';
 import { say } from './markdown.js';
 
@@ -48,6 +49,8 @@ const QUIET_TIMEOUT_MS = 120_000;
 export interface ServerlessRun {
   nodes: number;
   convergeMs: number;
+  /** The controller's writes, from the API server's /metrics. */
+  apiWrites: number;
   /** From DaemonSet create until queues empty and pollers idle for QUIET_MS. */
   windowMs: number;
   quiet: boolean;
@@ -70,6 +73,8 @@ export interface UpstreamRun {
   /** The controller's client-side rate limit (--kube-api-qps). */
   qps: number;
   convergeMs: number;
+  /** The controller's writes, from the API server's /metrics. */
+  apiWrites: number;
   nodeCreationMs: number;
 }
 
@@ -194,15 +199,18 @@ export const runServerless = async (
       creates: stack.metrics.creates,
     };
     const started = Date.now();
+    const writesBefore = await controllerWrites(testbed.admin);
     const convergeMs = await timeToConverge(testbed, ns, nodes);
     say(`serverless: ${n} nodes converged in ${convergeMs} ms`);
     const quiet = await waitQuiet(stack);
+    const apiWrites = (await controllerWrites(testbed.admin)) - writesBefore;
     const windowMs = Date.now() - started;
     say(`serverless: quiet=${quiet} after ${windowMs} ms`);
     const inv = invocationState(stack);
     return {
       nodes: n,
       convergeMs,
+      apiWrites,
       windowMs,
       quiet,
       reconcileInvocations: inv.reconcile - marks.inv.reconcile,
@@ -269,9 +277,13 @@ export const runUpstream = async (
       throw new Error(`${String(e)}\n${tailLog(kcm, 20)}`);
     });
     await sleep(SETTLE_MS);
+    const writesBefore = await controllerWrites(testbed.admin);
     const convergeMs = await timeToConverge(testbed, ns, nodes);
     say(`upstream (qps ${qps}): ${n} nodes converged in ${convergeMs} ms`);
-    return { nodes: n, qps, convergeMs, nodeCreationMs };
+    // As long as the product's quiet wait, for the writes that follow.
+    await sleep(QUIET_MS);
+    const apiWrites = (await controllerWrites(testbed.admin)) - writesBefore;
+    return { nodes: n, qps, convergeMs, apiWrites, nodeCreationMs };
   } finally {
     await stopProcess(kcm);
     await cleanUpRun(testbed.admin, ns, nodes);

@@ -40,6 +40,10 @@ const warmReader = (http: KubeHttp): KubeCachedClusterReader => {
   return reader;
 };
 
+/** How many objects the warm readers keep. */
+export const warmReaderObjects = (): number =>
+  [...warmReaders.values()].reduce((n, r) => n + r.size, 0);
+
 /** Stops the watches of every warm reader (they keep the process alive). */
 export const closeWarmReaders = (): void => {
   for (const reader of warmReaders.values()) reader.close();

@@ -22,6 +22,7 @@ import {
   measureSync,
   type ReaderKind,
   type Sample,
+  warmReaderObjects,
 } from './read-path.js';
 import { convergeAll, createDaemonSets } from './reads-setup.js';
 
@@ -36,6 +37,17 @@ export interface SyncReadsOptions {
   /** Nodes created per parallel batch. */
   batchSize: number;
 }
+
+/** Returns how far the heap fell once `release` ran and garbage was collected. */
+const heapFreedBy = async (release: () => void): Promise<number> => {
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  release();
+  await new Promise((r) => setTimeout(r, 100));
+  gc();
+  return before - process.memoryUsage().heapUsed;
+};
 
 /** Batch shapes whose memory is measured: the old 10 at once, and 4. */
 const PARALLEL_SYNCS = [4, 10];
@@ -139,6 +151,7 @@ export const runSyncReadsBench = async (
   const ratioRows: Row[] = [];
   const readRows: Row[] = [];
   const memoryRows: Row[] = [];
+  const cacheRows: Row[] = [];
   try {
     await createNamespace(admin, NS);
     const names = await createDaemonSets(admin, NS, o.neighbours);
@@ -176,6 +189,15 @@ export const runSyncReadsBench = async (
           samples[kind].push(await measureSync(http, KEY, kind, logger));
         }
       }
+      // The heap a warm container's cache holds: what closing it frees.
+      const kept = warmReaderObjects();
+      const freed = await heapFreedBy(closeWarmReaders);
+      cacheRows.push([
+        target,
+        kept,
+        fixed(freed / 2 ** 20, 1),
+        fixed(freed / Math.max(kept, 1) / 1024, 2),
+      ]);
       const summary = summarise(target, pods, samples);
       rows.push(...summary.rows);
       ratioRows.push(summary.ratio);
@@ -238,6 +260,13 @@ export const runSyncReadsBench = async (
     'Peak growth of the process RSS while a batch of syncs of the DaemonSet runs at once (the reconcile function runs at most 4 of a batch of 10 at once):',
     '',
     markdownTable(['nodes', 'syncs at once', 'RSS growth MiB'], memoryRows),
+    '',
+    'Heap a warm container keeps for the measured DaemonSet (its pods and the nodes), freed when its collections close (after a forced GC; Node runs the benchmarks with --expose-gc):',
+    '',
+    markdownTable(
+      ['nodes', 'objects kept', 'heap MiB', 'KiB per object'],
+      cacheRows
+    ),
     '',
     'Test bed for measurement 1:',
     '',

@@ -166,6 +166,13 @@ export class KubeCachedClusterReader implements ClusterReader {
     this.#pods.clear();
   }
 
+  /** How many objects the collections keep. */
+  get size(): number {
+    let n = this.#nodes.size;
+    for (const pods of this.#pods.values()) n += pods.size;
+    return n;
+  }
+
   /** What the collections did, summed (for the benchmarks). */
   stats() {
     const all = [this.#nodes, ...this.#pods.values()];

@@ -1,0 +1,48 @@
+/**
+ * Counts a DaemonSet controller's writes from the API server's own
+ * `/metrics` (`apiserver_request_total`), so both contenders are counted the
+ * same way, whatever their clients report. Counted: writes (POST, PUT,
+ * PATCH, DELETE) of pods (not their status, which KWOK writes, nor their
+ * binding, which the scheduler posts), core Events, DaemonSet status and
+ * ControllerRevisions — what a DaemonSet controller writes. The bench's own
+ * writes (nodes, the DaemonSet, clean-up) fall outside the window.
+ */
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+
+const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether a series counts as a DaemonSet controller's write. */
+const isControllerWrite = (labels: Record<string, string>): boolean => {
+  if (!WRITE_VERBS.has(labels.verb ?? '')) return false;
+  const sub = labels.subresource ?? '';
+  switch (labels.resource) {
+    case 'pods':
+      return sub === '';
+    case 'events':
+      return (labels.group ?? '') === '';
+    case 'daemonsets':
+      return sub === 'status';
+    case 'controllerrevisions':
+      return true;
+    default:
+      return false;
+  }
+};
+
+/** Returns the controller writes the API server has counted so far. */
+export const controllerWrites = async (admin: KubeHttp): Promise<number> => {
+  const text = await admin.requestText('read metrics', 'GET', '/metrics');
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const end = line.lastIndexOf('}');
+    const labels: Record<string, string> = {};
+    for (const [, k, v] of line
+      .slice('apiserver_request_total{'.length, end)
+      .matchAll(/(\w+)="([^"]*)"/g)) {
+      labels[k as string] = v as string;
+    }
+    if (isControllerWrite(labels)) total += Number(line.slice(end + 1).trim());
+  }
+  return total;
+};
