@@ -6,8 +6,9 @@
  * queues them and returns, one writer sends them in order (as client-go's
  * broadcaster goroutine does), and `flush` waits for them before a Lambda
  * returns. Best effort: a failed write is logged, never thrown. The
- * reporting component and the source host name this product, so `kubectl
- * describe` tells its Events from kube-controller-manager's.
+ * reporting component and the source host name this product, so its Events
+ * can be told from kube-controller-manager's (`kubectl describe` shows only
+ * the source component, upstream's).
  */
 import { randomBytes } from 'node:crypto';
 import { ApiErrorReason, isApiError, toError } from '../../errors.js';
