@@ -30,7 +30,8 @@ export interface ClusterReader {
   ): Promise<DaemonSet | undefined>;
   /**
    * Lists nodes; a cached list holds at least every change up to
-   * resourceVersion `seen` (the version the sync's wake-up saw).
+   * resourceVersion `seen` (the version the sync's wake-up saw), or is read
+   * anew when `seen` is 'latest'.
    */
   listNodes(seen?: string): Promise<Node[]>;
   /**

@@ -41,7 +41,7 @@ import {
   MAX_PARALLEL_SYNCS,
   takeClusterSlot,
 } from './sync-slots.js';
-import { SyncSnapshotReader } from './sync-snapshot-reader.js';
+import { LATEST_STATE, SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
 export interface QueuedKey {
@@ -167,8 +167,13 @@ export class Reconciler {
     }
     let synced: SyncRun;
     try {
-      await this.#forgetIfRedelivered(key, records, session, logger);
-      synced = await this.#sync(key, session, logger, deadlineMs);
+      const redelivered = await this.#forgetIfRedelivered(
+        key,
+        records,
+        session,
+        logger
+      );
+      synced = await this.#sync(key, session, logger, deadlineMs, redelivered);
     } finally {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
     }
@@ -212,18 +217,23 @@ export class Reconciler {
     return true;
   }
 
-  /** Drops the expectations of an attempt that died (see the header). */
+  /**
+   * Drops the expectations of an attempt that died (see the header); returns
+   * whether it did. Without them nothing covers that attempt's writes, so
+   * the sync then reads the latest state, not a cache.
+   */
   async #forgetIfRedelivered(
     key: string,
     records: readonly QueuedKey[],
     session: ClusterSession,
     logger: Logger
-  ): Promise<void> {
-    if (!records.some((r) => r.receiveCount > 1)) return;
+  ): Promise<boolean> {
+    if (!records.some((r) => r.receiveCount > 1)) return false;
     logger.warn(
       'redelivered: the previous attempt died; dropping its expectations'
     );
     await session.deps.expectations.deleteExpectations(key);
+    return true;
   }
 
   /** Runs one processKey over the session's ports, counting pod writes. */
@@ -231,7 +241,8 @@ export class Reconciler {
     key: string,
     session: ClusterSession,
     logger: Logger,
-    deadlineMs: number
+    deadlineMs: number,
+    readLatest: boolean
   ): Promise<SyncRun> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
@@ -243,7 +254,10 @@ export class Reconciler {
       sync: (k, seen) =>
         syncDaemonSet(k, {
           ...guarded,
-          reader: new SyncSnapshotReader(guarded.reader, seen),
+          reader: new SyncSnapshotReader(
+            guarded.reader,
+            readLatest ? LATEST_STATE : seen
+          ),
           podControl,
           logger,
         }),

@@ -15,6 +15,12 @@ import type { ClusterReader, SeenVersions } from '../ports/index.js';
 import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
 
+/**
+ * Seen versions that make every cached list read the latest state (a
+ * consistent list): for a sync whose expectations were dropped.
+ */
+export const LATEST_STATE: SeenVersions = { pods: 'latest', nodes: 'latest' };
+
 /** Memoises node and pod lists for the lifetime of one sync. */
 export class SyncSnapshotReader implements ClusterReader {
   readonly #inner: ClusterReader;

@@ -71,7 +71,8 @@ export class WatchedCollection<T extends KubeObject> {
 
   /**
    * Returns every object, current to at least `seen` (a resourceVersion)
-   * when given. The objects are the collection's own, frozen.
+   * when given; 'latest' (or any other version that is not a number)
+   * lists anew with a consistent read. The objects are the collection's own, frozen.
    */
   async read(seen?: string): Promise<T[]> {
     const now = this.#now();
@@ -114,7 +115,9 @@ export class WatchedCollection<T extends KubeObject> {
     this.#stream?.abort();
     this.#stream = undefined;
     this.stats.lists++;
-    const { items, resourceVersion } = await this.#source.list(seen);
+    // A version that is not a number ('latest') asks for a consistent list.
+    const min = parseResourceVersion(seen) === undefined ? undefined : seen;
+    const { items, resourceVersion } = await this.#source.list(min);
     this.#items.clear();
     for (const item of items) this.#keep(item);
     this.#version = parseResourceVersion(resourceVersion);

@@ -348,6 +348,22 @@ describe('Reconciler', () => {
     expect(h.cluster.created).toHaveLength(3);
   });
 
+  it('reads the latest state, not a cache, when a message is redelivered (nothing covers the dead attempt’s writes)', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const asked: (string | undefined)[] = [];
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async (seen?: string) => {
+      asked.push(seen);
+      return listNodes();
+    };
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    await runBatch([record(keyOf(ds), { receiveCount: 2 })]);
+    // Assess
+    expect(asked).toEqual([undefined, 'latest']);
+  });
+
   it('waits for outstanding expectations on a first delivery', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));

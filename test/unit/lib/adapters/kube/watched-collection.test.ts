@@ -153,6 +153,18 @@ describe('WatchedCollection', () => {
     expect(source.lists).toHaveLength(1);
   });
 
+  it('lists anew with a consistent read when told to read the latest state (a redelivered sync)', async () => {
+    // Prepare
+    const { source, pods } = setup();
+    await pods.read();
+    source.listed = [pod('z', '30')];
+    // Act
+    const all = await pods.read('latest');
+    // Assess
+    expect(source.lists).toEqual([undefined, undefined]);
+    expect(names(all)).toEqual(['z']);
+  });
+
   it('counts bookmarks as progress', async () => {
     // Prepare
     const { source, pods } = setup();
