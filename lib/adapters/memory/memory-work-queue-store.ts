@@ -6,17 +6,16 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
-import { laterResourceVersion } from '../../policy/resource-version.js';
 import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
   SeenVersion,
-  SeenVersions,
   SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
+import { SeenRecord } from './seen-record.js';
 
 /**
  * How long a dirty mark blocks further adds: a mark whose message was lost
@@ -54,8 +53,7 @@ interface QueueEntry {
   dirty: boolean;
   dirtyAtMs?: number;
   failures: number;
-  seen: Omit<SeenVersions, 'releasePods'>;
-  releasePods: Set<string>;
+  seen: SeenRecord;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
   timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
   expiresAtMs: number;
@@ -75,12 +73,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
-      const { collection, resourceVersion, releasePod } = seen;
-      entry.seen[collection] = laterResourceVersion(
-        entry.seen[collection],
-        resourceVersion
-      );
-      if (releasePod !== undefined) entry.releasePods.add(releasePod);
+      entry.seen.raise(seen);
       this.#write(key, entry, now, {});
     }
     if (
@@ -108,9 +101,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const entry = this.#liveOrNew(key, now);
     delete entry.dirtyAtMs;
     this.#write(key, entry, now, { dirty: false });
-    const seen: SeenVersions = { ...entry.seen };
-    if (entry.releasePods.size > 0) seen.releasePods = [...entry.releasePods];
-    return { failures: entry.failures, seen };
+    return { failures: entry.failures, seen: entry.seen.snapshot() };
   }
 
   /** Counts one failure; returns the count including it. */
@@ -123,8 +114,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
 
   /** Forgets pods to release that a sync has looked at. */
   async forgetReleases(key: string, pods: readonly string[]): Promise<void> {
-    const entry = this.#entries.get(key);
-    for (const pod of pods) entry?.releasePods.delete(pod);
+    this.#entries.get(key)?.seen.forgetReleases(pods);
   }
 
   /** Forgets the key's failures. */
@@ -199,8 +189,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       this.#live(key, now) ?? {
         dirty: false,
         failures: 0,
-        seen: {},
-        releasePods: new Set(),
+        seen: new SeenRecord(),
         expiresAtMs: now,
       }
     );

@@ -8,14 +8,9 @@
  * - `addAfter` keeps the earliest ready time of a key;
  * - `addRateLimited` waits 5 ms · 2^failures (≤ 1000 s); `forget` resets.
  */
-import { laterResourceVersion } from '../../policy/resource-version.js';
-import type {
-  SeenVersion,
-  SeenVersions,
-  WorkQueue,
-  WorkQueueLedger,
-} from '../../ports/index.js';
+import type { WorkQueue, WorkQueueLedger } from '../../ports/index.js';
 import { itemRetryDelayMs } from '../../reconcile/backoff-policy.js';
+import { SeenRecord } from './seen-record.js';
 
 /** client-go-style work queue over keys. */
 export class MemoryWorkQueue {
@@ -127,11 +122,20 @@ export class MemoryWorkQueue {
 export const memoryQueuePorts = (
   q: MemoryWorkQueue
 ): { queue: WorkQueue; ledger: WorkQueueLedger } => {
-  const seen = new SeenVersionsByKey();
+  // What each key's adds saw (never cleared, as the stores keep it).
+  const seen = new Map<string, SeenRecord>();
+  const recordOf = (key: string): SeenRecord => {
+    let record = seen.get(key);
+    if (record === undefined) {
+      record = new SeenRecord();
+      seen.set(key, record);
+    }
+    return record;
+  };
   return {
     queue: {
       add: async (key, version) => {
-        seen.raise(key, version);
+        if (version !== undefined) recordOf(key).raise(version);
         q.add(key);
       },
       addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
@@ -142,42 +146,11 @@ export const memoryQueuePorts = (
       // get() already moved the key from dirty to processing.
       beginSync: async (key) => ({
         failures: q.numRequeues(key),
-        seen: seen.of(key),
+        seen: seen.get(key)?.snapshot() ?? {},
       }),
       recordFailure: async (key) => q.recordFailure(key),
       forget: async (key) => q.forget(key),
-      forgetReleases: async (key, pods) => seen.forgetReleases(key, pods),
+      forgetReleases: async (key, pods) => seen.get(key)?.forgetReleases(pods),
     },
   };
 };
-
-/** The highest version each key's adds saw, per collection (never cleared). */
-class SeenVersionsByKey {
-  readonly #byKey = new Map<string, SeenVersions>();
-
-  raise(key: string, version: SeenVersion | undefined): void {
-    if (version === undefined) return;
-    const seen = this.#byKey.get(key) ?? {};
-    seen[version.collection] = laterResourceVersion(
-      seen[version.collection],
-      version.resourceVersion
-    );
-    if (version.releasePod !== undefined) {
-      seen.releasePods = [
-        ...new Set([...(seen.releasePods ?? []), version.releasePod]),
-      ];
-    }
-    this.#byKey.set(key, seen);
-  }
-
-  of(key: string): SeenVersions {
-    return structuredClone(this.#byKey.get(key) ?? {});
-  }
-
-  forgetReleases(key: string, pods: readonly string[]): void {
-    const seen = this.#byKey.get(key);
-    if (seen?.releasePods === undefined) return;
-    seen.releasePods = seen.releasePods.filter((p) => !pods.includes(p));
-    if (seen.releasePods.length === 0) delete seen.releasePods;
-  }
-}
