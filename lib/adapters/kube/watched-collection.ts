@@ -59,6 +59,8 @@ export class WatchedCollection<T extends KubeObject> {
   #stream: AbortController | undefined;
   #lastHeardMs = 0;
   #lastReadMs = 0;
+  /** The list in flight, which concurrent reads join. */
+  #listing: Promise<void> | undefined;
   readonly #waiters = new Set<() => void>();
   /** Reads served without a list, and lists made (for the benchmarks). */
   readonly stats = { cachedReads: 0, lists: 0, resumes: 0 };
@@ -80,7 +82,7 @@ export class WatchedCollection<T extends KubeObject> {
     const idle = now - this.#lastReadMs > this.#o.idleMs;
     this.#lastReadMs = now;
     if (this.#version === undefined || idle || (seen && needed === undefined)) {
-      await this.#relist(seen);
+      await this.#relist(needed === undefined ? undefined : seen);
     } else {
       if (
         this.#stream === undefined ||
@@ -111,12 +113,32 @@ export class WatchedCollection<T extends KubeObject> {
     return this.#items.size;
   }
 
-  async #relist(seen: string | undefined): Promise<void> {
+  /**
+   * Lists no older than `min` (a consistent list without one). Concurrent
+   * reads (a batch's syncs of one cluster share its nodes) join a list in
+   * flight; one that needs a newer version than that list brought lists
+   * again.
+   */
+  async #relist(min: string | undefined): Promise<void> {
+    while (this.#listing !== undefined) {
+      await this.#listing;
+      const needed = parseResourceVersion(min);
+      if (needed !== undefined && this.#version !== undefined) {
+        if (this.#version >= needed) return;
+      } else if (min === undefined && this.#version !== undefined) {
+        return;
+      }
+    }
+    this.#listing = this.#list(min).finally(() => {
+      this.#listing = undefined;
+    });
+    await this.#listing;
+  }
+
+  async #list(min: string | undefined): Promise<void> {
     this.#stream?.abort();
     this.#stream = undefined;
     this.stats.lists++;
-    // A version that is not a number ('latest') asks for a consistent list.
-    const min = parseResourceVersion(seen) === undefined ? undefined : seen;
     const { items, resourceVersion } = await this.#source.list(min);
     this.#items.clear();
     for (const item of items) this.#keep(item);

@@ -99,6 +99,31 @@ describe('WatchedCollection', () => {
     expect(pods.stats).toMatchObject({ lists: 1, cachedReads: 1 });
   });
 
+  it('lists once for concurrent reads of a cold collection (a batch’s syncs share the nodes)', async () => {
+    // Prepare
+    const { source, pods } = setup();
+    // Act
+    const all = await Promise.all([pods.read(), pods.read(), pods.read()]);
+    // Assess
+    expect(source.lists).toEqual([undefined]);
+    expect(all.map(names)).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
+  });
+
+  it('lists again for a concurrent read that needs a newer version than the list in flight brought', async () => {
+    // Prepare
+    const { source, pods } = setup();
+    // Act
+    const first = pods.read();
+    const newer = pods.read('15');
+    await Promise.all([first, newer]);
+    // Assess: the first list answered at 10, short of 15
+    expect(source.lists).toEqual([undefined, '15']);
+  });
+
   it('keeps objects compacted', async () => {
     // Prepare
     const { source, pods } = setup();
