@@ -1,17 +1,24 @@
 /** Lambda entry (every minute): launch the bridge turns the fleet needs. */
 
-import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
+import {
+  createObservability,
+  METRICS_SERVICE,
+} from '../lib/adapters/powertools/lambda-observability.js';
 import { loadConfig } from '../lib/config.js';
 import { createBridgeDispatchHandler } from '../lib/handlers/bridge-dispatch-handler.js';
 import { createDispatchWiring } from '../lib/wiring/aws-dispatch.js';
 
 const config = loadConfig();
 // The bridge's service: its alarms read the dispatcher's counts too.
-const { logger, log, metrics } = createObservability(config, 'watch-bridge');
+const { logger, log, metrics, sink } = createObservability(
+  config,
+  METRICS_SERVICE.bridge
+);
 
 export const handler = createBridgeDispatchHandler({
   dispatch: createDispatchWiring(config, log),
   config,
   logger,
   metrics,
+  sink,
 });

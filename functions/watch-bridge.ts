@@ -1,6 +1,9 @@
 /** Lambda entry (every minute): watch each registered cluster → keys on SQS. */
 
-import { createObservability } from '../lib/adapters/powertools/lambda-observability.js';
+import {
+  createObservability,
+  METRICS_SERVICE,
+} from '../lib/adapters/powertools/lambda-observability.js';
 import { loadConfig } from '../lib/config.js';
 import { createWatchBridgeHandler } from '../lib/handlers/watch-bridge-handler.js';
 import { createAwsWiring } from '../lib/wiring/aws.js';
@@ -8,7 +11,7 @@ import { createAwsWiring } from '../lib/wiring/aws.js';
 const config = loadConfig();
 const { logger, log, metrics, sink } = createObservability(
   config,
-  'watch-bridge'
+  METRICS_SERVICE.bridge
 );
 const { bridge } = createAwsWiring(config, log, sink);
 

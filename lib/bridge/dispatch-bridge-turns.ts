@@ -11,9 +11,11 @@ import type {
   BridgeLauncher,
   BridgeLeaseStore,
   BridgeTurn,
+  CheckpointAge,
   Clock,
   ClusterRegistry,
   InvalidClusterRecord,
+  LeaseView,
   Logger,
 } from '../ports/index.js';
 import { LEASE_TTL_MS } from './cluster-bridge.js';
@@ -57,6 +59,11 @@ export interface DispatchReport {
   launched: BridgeTurn[];
   /** Turns whose launch failed (their claims go stale; a later tick retries). */
   failedLaunches: number;
+  /**
+   * The age of each registered cluster's last bridge checkpoint, read from
+   * the leases this tick peeks anyway (clusters never checkpointed absent).
+   */
+  checkpointAges: CheckpointAge[];
 }
 
 /** Runs one dispatcher tick; a failed claim or launch never stops the others. */
@@ -80,10 +87,11 @@ export const dispatchBridgeTurns = async (
   // claim older than that (and a tick) was never acted on.
   const claimStaleMs = handoverLeadMs + ttlMs + tickMs;
   const leases = await deps.leases.peek(records.map((r) => r.id));
+  const nowMs = deps.clock.now();
   const runs = planBridgeRuns({
     records,
     leases,
-    nowMs: deps.clock.now(),
+    nowMs,
     watchMs: opts.watchSeconds * 1_000,
     economyMs: opts.economySeconds * 1_000,
     handoverLeadMs,
@@ -107,8 +115,25 @@ export const dispatchBridgeTurns = async (
       }
     })
   );
-  return { clusters: records.length, invalid, launched, failedLaunches };
+  return {
+    clusters: records.length,
+    invalid,
+    launched,
+    failedLaunches,
+    checkpointAges: checkpointAgesOf(leases, nowMs),
+  };
 };
+
+/** Returns the age of each lease's last checkpoint at `nowMs`. */
+const checkpointAgesOf = (
+  leases: ReadonlyMap<string, LeaseView>,
+  nowMs: number
+): CheckpointAge[] =>
+  [...leases].flatMap(([cluster, lease]) =>
+    lease.checkpointedAtMs === undefined
+      ? []
+      : [{ cluster, ageMs: Math.max(0, nowMs - lease.checkpointedAtMs) }]
+  );
 
 /** Returns the runs whose claim this tick holds. */
 const claimRuns = async (

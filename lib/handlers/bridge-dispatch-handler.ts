@@ -15,6 +15,7 @@ import {
   dispatchBridgeTurns,
 } from '../bridge/dispatch-bridge-turns.js';
 import type { Config } from '../config.js';
+import type { MetricsSink } from '../ports/index.js';
 
 /** The report as logged and returned (turns as cluster lists). */
 export interface DispatchSummary {
@@ -37,6 +38,8 @@ export const createBridgeDispatchHandler = (o: {
   >;
   logger: Logger;
   metrics?: Metrics;
+  /** Receives the clusters' checkpoint ages (per cluster when so deployed). */
+  sink?: Pick<MetricsSink, 'recordCheckpointAges'>;
   /** Tests only: a faster schedule and a shorter lease. */
   tickMs?: number;
   leaseTtlMs?: number;
@@ -54,6 +57,7 @@ export const createBridgeDispatchHandler = (o: {
       });
       const summary = summarize(report);
       if (o.metrics) recordDispatchMetrics(o.metrics, summary);
+      o.sink?.recordCheckpointAges(report.checkpointAges);
       if (summary.launchedTurns > 0 || summary.failedLaunches > 0) {
         o.logger.info('bridge turns launched', { ...summary });
       }
@@ -76,7 +80,10 @@ const summarize = (r: DispatchReport): DispatchSummary => ({
  * registry items), BridgeLaunches (clusters whose run was launched) and
  * BridgeLaunchFailures (turns Lambda refused).
  */
-const recordDispatchMetrics = (metrics: Metrics, s: DispatchSummary): void => {
+export const recordDispatchMetrics = (
+  metrics: Metrics,
+  s: DispatchSummary
+): void => {
   metrics.addMetric('RegisteredClusters', MetricUnit.Count, s.clusters);
   metrics.addMetric(
     'InvalidClusterRecords',

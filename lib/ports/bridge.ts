@@ -96,6 +96,8 @@ export interface LeaseView {
   claimedAtMs?: number;
   /** The cluster's size at the last checkpoint. */
   size?: ClusterSize;
+  /** When the last checkpoint was written (absent: none yet). */
+  checkpointedAtMs?: number;
   /** Runs failed in a row since the last checkpoint, and the last one's time. */
   failures?: { count: number; lastAtMs: number };
 }

@@ -100,9 +100,20 @@ export interface SyncMeasurement {
   queueLagMs: number;
 }
 
+/** The age of a cluster's last bridge checkpoint at a dispatcher tick. */
+export interface CheckpointAge {
+  cluster: string;
+  ageMs: number;
+}
+
 /** Receives sync measurements. */
 export interface MetricsSink {
   recordSync(m: SyncMeasurement): void;
+  /**
+   * Reports, once a dispatcher tick, the age of each registered cluster's
+   * last bridge checkpoint (clusters never checkpointed are absent).
+   */
+  recordCheckpointAges(ages: readonly CheckpointAge[]): void;
   /** Counts messages dropped as poison (malformed key, unknown cluster). */
   recordPoison(reason: string): void;
   /** Reports a cluster whose breaker is open (failures so far). */

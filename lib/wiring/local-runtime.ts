@@ -20,6 +20,7 @@ import { runClusterBridge } from '../bridge/cluster-bridge.js';
 import { sleep } from '../bridge/resource-watch.js';
 import { toError } from '../errors.js';
 import type {
+  CheckpointAge,
   ClusterConnection,
   ClusterRecord,
   Logger,
@@ -44,6 +45,11 @@ export class LocalMetrics implements MetricsSink {
   readonly unhealthy = new Map<string, number>();
   /** Clusters fenced because another controller is active. */
   readonly conflicts = new Set<string>();
+  /** Each cluster's last bridge checkpoint age, as the last tick saw it. */
+  readonly checkpointAgesMs = new Map<string, number>();
+  recordCheckpointAges(ages: readonly CheckpointAge[]): void {
+    for (const a of ages) this.checkpointAgesMs.set(a.cluster, a.ageMs);
+  }
   recordControllerConflict(cluster: string): void {
     this.conflicts.add(cluster);
   }

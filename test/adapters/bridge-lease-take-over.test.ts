@@ -1,10 +1,10 @@
 /**
  * The take-over part of BridgeLeaseStore, one contract for the DynamoDB
- * store (on DynamoDB Local) and the in-memory one: the planned end of a run
- * and the cluster's size as the dispatcher reads them, and take-over claims
- * — one launch per run however many ticks race, a retried claim granted to
- * the same tick (a lost response), stale claims replaced, the taker's
- * acquire ending the claim.
+ * store (on DynamoDB Local) and the in-memory one: the planned end of a run,
+ * the cluster's size and its last checkpoint's time as the dispatcher reads
+ * them, and take-over claims — one launch per run however many ticks race,
+ * a retried claim granted to the same tick (a lost response), stale claims
+ * replaced, the taker's acquire ending the claim.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
@@ -41,7 +41,7 @@ describe.each(stores)('%s take-over', (_name, create) => {
     return { clock, store: create(clock) };
   };
 
-  it('shows each run’s planned end and the cluster’s size, and nothing for a cluster never leased', async () => {
+  it('shows each run’s planned end, the cluster’s size and its last checkpoint, and nothing for a cluster never leased', async () => {
     // Prepare
     const { store, clock } = setUp();
     const [a, never] = [newCluster(), newCluster()];
@@ -56,8 +56,25 @@ describe.each(stores)('%s take-over', (_name, create) => {
       leaseUntilMs: clock.now() + TTL_MS,
       runUntilMs: runUntil,
       size: { nodes: 1_234 },
+      checkpointedAtMs: clock.now(),
     });
     expect(views.has(never)).toBe(false);
+  });
+
+  it('keeps the last checkpoint’s time through a release and the next run’s acquire', async () => {
+    // Prepare
+    const { store, clock } = setUp();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'h1', TTL_MS);
+    await store.checkpoint(cluster, 'h1', { pods: '3' }, TTL_MS);
+    const checkpointedAt = clock.now();
+    await store.release(cluster, 'h1');
+    clock.step(5_000);
+    // Act
+    await store.acquire(cluster, 'h2', TTL_MS);
+    const view = (await store.peek([cluster])).get(cluster);
+    // Assess
+    expect(view?.checkpointedAtMs).toBe(checkpointedAt);
   });
 
   it('grants one claim per take-over however many ticks race for it', async () => {

@@ -197,7 +197,7 @@ export class DynamoBridgeLeaseStore
           Key: { [PARTITION_KEY]: str(pk) },
           ReturnValues: 'UPDATED_OLD',
           ...buildExpression({
-            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #resyncRequested, #failures, #lastFailureAtMs`,
+            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #checkpointedAtMs = :now, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #resyncRequested, #failures, #lastFailureAtMs`,
             condition: IS_MINE_AND_LIVE,
             values: {
               ...(size === undefined ? {} : { ':nodes': num(size.nodes) }),

@@ -22,6 +22,7 @@ export const toLeaseView = (item: Item): LeaseView => {
   const runUntilMs = readNumber(item, 'runUntilMs');
   const claimedAtMs = readNumber(item, 'claimedAtMs');
   const nodes = readNumber(item, 'nodes');
+  const checkpointedAtMs = readNumber(item, 'checkpointedAtMs');
   const failures = readNumber(item, 'failures');
   return {
     ...(holder === undefined ? {} : { holder }),
@@ -29,6 +30,7 @@ export const toLeaseView = (item: Item): LeaseView => {
     ...(runUntilMs === undefined ? {} : { runUntilMs }),
     ...(claimedAtMs === undefined ? {} : { claimedAtMs }),
     ...(nodes === undefined ? {} : { size: { nodes } }),
+    ...(checkpointedAtMs === undefined ? {} : { checkpointedAtMs }),
     ...(failures === undefined
       ? {}
       : {

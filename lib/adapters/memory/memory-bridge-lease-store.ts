@@ -27,6 +27,7 @@ interface Lease {
   runUntilMs?: number;
   claim?: { id: string; atMs: number };
   size?: ClusterSize;
+  checkpointedAtMs?: number;
   failures?: { count: number; lastAtMs: number };
   resourceVersions: ResourceVersions;
   expiresAtMs: number;
@@ -68,6 +69,9 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
       ...(runUntilMs === undefined ? {} : { runUntilMs }),
       ...(lease?.size ? { size: lease.size } : {}),
+      ...(lease?.checkpointedAtMs === undefined
+        ? {}
+        : { checkpointedAtMs: lease.checkpointedAtMs }),
       ...(lease?.failures ? { failures: lease.failures } : {}),
       ...(lease?.resyncRequested ? { resyncRequested: true } : {}),
     });
@@ -89,6 +93,9 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
           : { runUntilMs: lease.runUntilMs }),
         ...(lease.claim ? { claimedAtMs: lease.claim.atMs } : {}),
         ...(lease.size ? { size: { ...lease.size } } : {}),
+        ...(lease.checkpointedAtMs === undefined
+          ? {}
+          : { checkpointedAtMs: lease.checkpointedAtMs }),
         ...(lease.failures ? { failures: { ...lease.failures } } : {}),
       });
     }
@@ -180,6 +187,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     this.#leases.set(cluster, {
       ...kept,
       leaseUntilMs: now + ttlMs,
+      checkpointedAtMs: now,
       resourceVersions: { ...resourceVersions },
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
       ...(size ? { size: { ...size } } : {}),

@@ -13,6 +13,16 @@ import { PowertoolsMetricsSink } from './powertools-metrics-sink.js';
 /** Metric namespace of every function. */
 export const METRICS_NAMESPACE = 'ServerlessDaemonSet';
 
+/**
+ * The `service` dimension of each function's metrics, which the alarms and
+ * the dashboard (infra/resources/) select on. The dispatcher counts under
+ * the bridge's.
+ */
+export const METRICS_SERVICE = {
+  reconcile: 'reconcile',
+  bridge: 'watch-bridge',
+} as const;
+
 /** Returns the Logger port over a Powertools logger. */
 export const loggerPort = (logger: Logger): LoggerPort => ({
   debug: (m, f) => logger.debug(m, (f ?? {}) as LogAttributes),

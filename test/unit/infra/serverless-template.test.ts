@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#lib/config.js';
 import {
+  dashboardBody,
+  logQueries,
+  type MetricReference,
+  metricReferences,
+} from './dashboard-body.js';
+import { describeMetric, emittedMetrics } from './emitted-metrics.js';
+import {
   CLUSTER_ROLES,
   EKS_CLUSTERS,
   FUNCTION_SPECS,
@@ -122,6 +129,7 @@ describe('serverless.yml', () => {
       'WorkQueueAgeAlarm',
     ]);
     expect(count('AWS::SNS::Subscription')).toEqual(['AlarmEmailSubscription']);
+    expect(count('AWS::CloudWatch::Dashboard')).toEqual(['OperatorDashboard']);
   });
 
   it.each(FUNCTION_SPECS)('writes a non-empty artifact for $key', async (f) => {
@@ -555,7 +563,7 @@ describe('serverless.yml', () => {
     });
   });
 
-  it('takes the KMS key and the VPC as optional parameters, off by default', () => {
+  it('takes the KMS key, the VPC and the alarm email as optional parameters, off by default, and the dashboard, on', () => {
     // Act
     const defaults = Object.entries(t.Parameters ?? {}).map(([k, p]) => [
       k,
@@ -568,7 +576,9 @@ describe('serverless.yml', () => {
       ['VpcSubnetIds', 'CommaDelimitedList', ''],
       ['VpcSecurityGroupIds', 'CommaDelimitedList', ''],
       ['AlarmEmail', 'String', ''],
+      ['Dashboard', 'String', 'true'],
     ]);
+    expect(t.Parameters?.Dashboard?.AllowedValues).toEqual(['true', 'false']);
     expect(t.Conditions).toEqual({
       HasKmsKey: { 'Fn::Not': [{ 'Fn::Equals': [KMS_KEY, ''] }] },
       HasAlarmEmail: {
@@ -581,6 +591,7 @@ describe('serverless.yml', () => {
           },
         ],
       },
+      HasDashboard: { 'Fn::Equals': [{ Ref: 'Dashboard' }, 'true'] },
     });
   });
 
@@ -590,6 +601,7 @@ describe('serverless.yml', () => {
         HasKmsKey: false,
         HasVpc: false,
         HasAlarmEmail: false,
+        HasDashboard: true,
       });
 
     it('encrypts with AWS-owned and service-managed keys only', () => {
@@ -630,6 +642,7 @@ describe('serverless.yml', () => {
         HasKmsKey: true,
         HasVpc: false,
         HasAlarmEmail: false,
+        HasDashboard: true,
       });
 
     it('encrypts the table, queues, topic, logs and environments with it', () => {
@@ -675,6 +688,7 @@ describe('serverless.yml', () => {
         HasKmsKey: false,
         HasVpc: true,
         HasAlarmEmail: false,
+        HasDashboard: true,
       });
 
     it('places every function in the given subnets and security groups', () => {
@@ -697,6 +711,186 @@ describe('serverless.yml', () => {
         expect(d.Resources[r]?.Properties?.ManagedPolicyArns, r).toEqual([
           ENI_POLICY,
         ]);
+      }
+    });
+  });
+
+  describe('the operator dashboard', () => {
+    const DASHBOARD = 'OperatorDashboard';
+    const references = (): MetricReference[] =>
+      metricReferences(dashboardBody(t, DASHBOARD));
+    const ofNamespace = (namespace: string) =>
+      references().filter((r) => r.namespace === namespace);
+    const namesBy = (namespace: string, dimension: string, value: string) =>
+      ofNamespace(namespace)
+        .filter((r) => r.dimensions[dimension] === value)
+        .map((r) => r.name);
+
+    it.each([
+      { dashboard: true, want: [DASHBOARD] },
+      { dashboard: false, want: [] },
+    ])(
+      'deploys the dashboard only when Dashboard is "$dashboard"',
+      ({ dashboard, want }) => {
+        // Act
+        const d = resolveConditions(t, {
+          HasKmsKey: false,
+          HasVpc: false,
+          HasAlarmEmail: false,
+          HasDashboard: dashboard,
+        });
+        // Assess
+        expect(idsOfType(d, 'AWS::CloudWatch::Dashboard')).toEqual(want);
+        expect(resource(t, DASHBOARD).Condition).toBe('HasDashboard');
+        expect(
+          (
+            t as CfnTemplate & {
+              Outputs: Record<string, { Condition?: string }>;
+            }
+          ).Outputs.DashboardUrl?.Condition
+        ).toBe('HasDashboard');
+      }
+    );
+
+    it('graphs only metrics the code emits, with the dimensions it emits them with', () => {
+      // Prepare
+      const emitted = new Set(emittedMetrics().metrics.map(describeMetric));
+      // Act
+      const graphed = ofNamespace('ServerlessDaemonSet').map((r) =>
+        describeMetric({
+          namespace: r.namespace,
+          name: r.name,
+          dimensions: Object.keys(r.dimensions).sort(),
+          service: r.dimensions.service ?? '',
+        })
+      );
+      // Assess
+      expect(graphed.length).toBeGreaterThan(20);
+      expect(graphed.filter((m) => !emitted.has(m))).toEqual([]);
+    });
+
+    it.each([
+      { name: 'BridgeCheckpointAge', stat: 'Maximum' },
+      { name: 'Syncs', stat: 'Sum' },
+      { name: 'SyncErrors', stat: 'Sum' },
+      { name: 'QueueLag', stat: 'p99' },
+      { name: 'PodsCreated', stat: 'Sum' },
+      { name: 'PodsDeleted', stat: 'Sum' },
+      { name: 'ControllerConflicts', stat: 'Sum' },
+      { name: 'ClusterUnhealthy', stat: 'Sum' },
+    ])(
+      'draws $name ($stat) per cluster by SEARCH, and fleet-wide, in one panel',
+      ({ name, stat }) => {
+        // Act
+        const drawn = ofNamespace('ServerlessDaemonSet').filter(
+          (r) => r.name === name && r.stat === stat
+        );
+        const dims = (search: boolean) =>
+          drawn
+            .filter((r) => r.search === search)
+            .map((r) => Object.keys(r.dimensions).sort());
+        // Assess
+        expect(dims(true)).toEqual([['cluster', 'service']]);
+        expect(dims(false)).toEqual([['service']]);
+        expect(new Set(drawn.map((r) => r.widget)).size).toBe(1);
+      }
+    );
+
+    it('shows the depth and the oldest message of every queue, the dead-letter queues included', () => {
+      // Act
+      const sqs = ofNamespace('AWS/SQS');
+      // Assess
+      expect(
+        [...new Set(sqs.map((r) => r.dimensions.QueueName))].sort()
+      ).toEqual(QUEUES.map((q) => `${q}.QueueName`));
+      for (const q of QUEUES) {
+        expect(namesBy('AWS/SQS', 'QueueName', `${q}.QueueName`), q).toEqual(
+          expect.arrayContaining([
+            'ApproximateNumberOfMessagesVisible',
+            'ApproximateAgeOfOldestMessage',
+          ])
+        );
+      }
+    });
+
+    it("shows every function's concurrency, with its reservation, and its throttles", () => {
+      // Act
+      const concurrency = ofNamespace('AWS/Lambda').filter(
+        (r) => r.name === 'ConcurrentExecutions'
+      );
+      const reserved = concurrency.map((r) => [
+        r.dimensions.FunctionName,
+        Number(/\(reserved (\d+)\)/.exec(r.label ?? '')?.[1]),
+      ]);
+      // Assess
+      expect(Object.fromEntries(reserved)).toEqual(
+        Object.fromEntries(
+          FUNCTIONS.map((f) => [f, prop(t, f, 'ReservedConcurrentExecutions')])
+        )
+      );
+      for (const f of FUNCTIONS) {
+        expect(namesBy('AWS/Lambda', 'FunctionName', f), f).toEqual(
+          expect.arrayContaining(['ConcurrentExecutions', 'Throttles'])
+        );
+      }
+    });
+
+    it("shows the state table's throttles, its registry index's included", () => {
+      // Prepare
+      const indexes = (
+        prop(t, 'StateTable', 'GlobalSecondaryIndexes') as {
+          IndexName: string;
+        }[]
+      ).map((i) => i.IndexName);
+      // Act
+      const dynamo = ofNamespace('AWS/DynamoDB');
+      // Assess
+      expect(new Set(dynamo.map((r) => r.dimensions.TableName))).toEqual(
+        new Set(['StateTable'])
+      );
+      expect(
+        dynamo.map((r) =>
+          [r.name, r.dimensions.GlobalSecondaryIndexName ?? 'table'].join(' ')
+        )
+      ).toEqual(
+        ['table', ...indexes].flatMap((on) => [
+          `ReadThrottleEvents ${on}`,
+          `WriteThrottleEvents ${on}`,
+        ])
+      );
+    });
+
+    it('lists every alarm of the stack', () => {
+      // Act
+      const listed = dashboardBody(t, DASHBOARD)
+        .widgets.filter((w) => w.type === 'alarm')
+        .flatMap((w) => w.properties.alarms ?? [])
+        .map((arn) => arn.replace(/\.Arn$/, ''));
+      // Assess
+      expect(listed.sort()).toEqual(idsOfType(t, 'AWS::CloudWatch::Alarm'));
+    });
+
+    it('splits by cluster from the reconcile logs, reading only fields its EMF blobs carry', () => {
+      // Prepare
+      const fields = emittedMetrics().reconcileFields;
+      // Act
+      const queries = logQueries(dashboardBody(t, DASHBOARD));
+      // Assess
+      expect(queries.map((q) => q.sources)).toEqual([['ReconcileLogGroup']]);
+      expect(resource(t, 'ReconcileLogGroup').Type).toBe('AWS::Logs::LogGroup');
+      expect(queries[0]?.fields).toContain('cluster');
+      expect(queries[0]?.fields.filter((f) => !fields.has(f))).toEqual([]);
+    });
+
+    it("substitutes only the region and the stack's own resources", () => {
+      // Act
+      const subs = dashboardBody(t, DASHBOARD).substitutions;
+      // Assess
+      expect(subs.length).toBeGreaterThan(30);
+      for (const s of subs) {
+        if (s !== 'AWS::Region') {
+          expect(t.Resources[s.split('.')[0] ?? ''], s).toBeDefined();
+        }
       }
     });
   });

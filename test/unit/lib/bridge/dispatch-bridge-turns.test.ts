@@ -193,6 +193,30 @@ describe('dispatchBridgeTurns', () => {
     expect(launchedAt.fine).toHaveLength(120);
   });
 
+  it('reports the age of each registered cluster’s last checkpoint, none for a cluster never checkpointed', async () => {
+    // Prepare
+    const bed = setUp([
+      record('fresh', 'watch'),
+      record('stale', 'economy'),
+      record('never', 'economy'),
+    ]);
+    await bed.leases.acquire('stale', 'run-1', 60_000);
+    await bed.leases.checkpoint('stale', 'run-1', {}, 60_000);
+    await bed.leases.release('stale', 'run-1');
+    bed.clock.step(5 * 60_000);
+    await bed.leases.acquire('fresh', 'run-2', 60_000);
+    await bed.leases.checkpoint('fresh', 'run-2', {}, 60_000);
+    await bed.leases.acquire('never', 'run-3', 60_000);
+    bed.clock.step(10_000);
+    // Act
+    const report = await bed.tick();
+    // Assess
+    expect(report.checkpointAges).toEqual([
+      { cluster: 'fresh', ageMs: 10_000 },
+      { cluster: 'stale', ageMs: 5 * 60_000 + 10_000 },
+    ]);
+  });
+
   it('launches the successor of a watch run ahead of its end, naming the run it takes over from', async () => {
     // Prepare
     const bed = setUp([record('w', 'watch')]);

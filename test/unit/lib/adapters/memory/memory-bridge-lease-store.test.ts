@@ -36,6 +36,24 @@ describe('MemoryBridgeLeaseStore', () => {
     expect(versions).toEqual({ pods: '12', nodes: '7' });
   });
 
+  it('shows when the last checkpoint was written, across holders', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    await store.acquire(CLUSTER, 'a', TTL_MS);
+    const before = (await store.peek([CLUSTER])).get(CLUSTER);
+    clock.step(1_000);
+    const checkpointedAt = clock.now();
+    await store.checkpoint(CLUSTER, 'a', { pods: '12' }, TTL_MS);
+    await store.release(CLUSTER, 'a');
+    clock.step(1_000);
+    // Act
+    await store.acquire(CLUSTER, 'b', TTL_MS);
+    const after = (await store.peek([CLUSTER])).get(CLUSTER);
+    // Assess
+    expect(before?.checkpointedAtMs).toBeUndefined();
+    expect(after?.checkpointedAtMs).toBe(checkpointedAt);
+  });
+
   it('refuses the lease to another holder until it has run out', async () => {
     // Prepare
     const { store, clock } = newStore();

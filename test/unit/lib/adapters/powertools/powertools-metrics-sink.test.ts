@@ -68,4 +68,60 @@ describe('PowertoolsMetricsSink', () => {
     );
     expect(dimensionsOf(blob ?? {})).toEqual([['service', 'cluster']]);
   });
+
+  describe('recordCheckpointAges', () => {
+    const ages = [
+      { cluster: 'a', ageMs: 12_000 },
+      { cluster: 'b', ageMs: 420_000 },
+      { cluster: 'c', ageMs: 3_000 },
+    ];
+
+    it('writes one fleet-wide blob a tick: the stalest cluster’s age in seconds, that cluster as a property', () => {
+      // Act
+      const blobs = emfOf(() =>
+        new PowertoolsMetricsSink({
+          namespace: 'Test',
+          serviceName: 'watch-bridge',
+        }).recordCheckpointAges(ages)
+      );
+      // Assess
+      expect(blobs).toHaveLength(1);
+      expect(dimensionsOf(blobs[0] ?? {})).toEqual([['service']]);
+      expect(blobs[0]).toMatchObject({
+        cluster: 'b',
+        BridgeCheckpointAge: 420,
+      });
+    });
+
+    it('writes one blob per cluster with the cluster dimension when asked', () => {
+      // Act
+      const blobs = emfOf(() =>
+        new PowertoolsMetricsSink({
+          namespace: 'Test',
+          serviceName: 'watch-bridge',
+          perCluster: true,
+        }).recordCheckpointAges(ages)
+      );
+      // Assess
+      expect(
+        blobs.map((b) => [b.cluster, b.BridgeCheckpointAge, dimensionsOf(b)])
+      ).toEqual([
+        ['a', 12, [['service', 'cluster']]],
+        ['b', 420, [['service', 'cluster']]],
+        ['c', 3, [['service', 'cluster']]],
+      ]);
+    });
+
+    it('writes nothing when no cluster has checkpointed', () => {
+      // Act
+      const blobs = emfOf(() =>
+        new PowertoolsMetricsSink({
+          namespace: 'Test',
+          serviceName: 'watch-bridge',
+        }).recordCheckpointAges([])
+      );
+      // Assess
+      expect(blobs).toEqual([]);
+    });
+  });
 });
