@@ -1,17 +1,19 @@
 /**
- * `npm run clusters -- <list|add|check|remove|unfence> [options]`: registers the
- * clusters the reconciler manages (lib/cli/run-clusters-cli.ts). This entry
- * only builds the AWS clients for the chosen table and region, on the same
- * adapters the deployed functions use, and prints the result.
+ * `npx dsr clusters <list|add|check|remove|unfence> [options]`: registers the
+ * clusters the reconciler manages (lib/cli/run-clusters-cli.ts); run by
+ * functions/dsr.ts. This module only builds the AWS clients for the chosen table (or stage) and region, on
+ * the same adapters the deployed functions use, and prints the result.
  *
- *   npm run clusters -- list --table dsr-prod-state
- *   npm run clusters -- check --id prod-eu --table dsr-prod-state
+ *   npx dsr clusters list --table dsr-prod-state
+ *   npx dsr clusters check --id prod-eu --stage prod --region eu-west-1
  */
 
 import { readFileSync } from 'node:fs';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
+import { CloudFormationStackOutputs } from '../lib/adapters/aws/cloudformation-stack-outputs.js';
 import { EksClusterDirectory } from '../lib/adapters/aws/eks-cluster-directory.js';
 import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
 import { DynamoBridgeLeaseStore } from '../lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
@@ -73,9 +75,12 @@ const depsFor = ({
   };
 };
 
-const out = await runClustersCli(process.argv.slice(2), process.env, depsFor);
-process.stdout.write(out.stdout);
-process.stderr.write(out.stderr);
-// Exit at once: keep-alive sockets of the SDK and of a timed-out check must
-// not hold the process open (writes to pipes and files are synchronous).
-process.exit(out.exitCode);
+/** `--stage`: the stack's outputs name the table. */
+const stackOutputsFor = (region: string | undefined) =>
+  new CloudFormationStackOutputs({
+    client: new CloudFormationClient(region ? { region } : {}),
+  });
+
+/** Runs `dsr clusters ARGV…` on the AWS clients of the chosen table. */
+export const runClusters = (argv: readonly string[]) =>
+  runClustersCli(argv, process.env, depsFor, stackOutputsFor);

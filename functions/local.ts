@@ -18,6 +18,7 @@ import {
 } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import { findRivalController } from '../lib/cli/check-ownership.js';
+import { formatDaemonSetTable } from '../lib/cli/daemon-set-table.js';
 import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
 import type { ClusterRecord, Logger } from '../lib/ports/index.js';
 import type { DaemonSet } from '../lib/reconcile/k8s/types.js';
@@ -61,7 +62,20 @@ if (parsed.values.help) {
 }
 const { values } = parsed;
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+/** Lines of the progress table on screen (redrawn in place on a terminal). */
+let drawn = 0;
+/** Prints a line; a closed pipe (e.g. `| head`) must not crash the stop. */
+const write = (text: string) => {
+  try {
+    process.stdout.write(text);
+  } catch {
+    // EPIPE: the reader went away; shutdown still cleans up.
+  }
+};
+const say = (line: string) => {
+  drawn = 0;
+  write(`${line}\n`);
+};
 const logger: Logger = {
   debug: () => undefined,
   info: () => undefined,
@@ -131,33 +145,47 @@ const controller = new LocalRuntime({ record, connection, logger });
 controller.start();
 say(`watching ${serverOfRecord(record)} — Ctrl-C to stop`);
 
-let last = '';
+const tty = process.stdout.isTTY === true;
+let lastKey = '';
 const report = setInterval(async () => {
-  const list = await connection.watch
+  const items = await connection.watch
     .list<DaemonSet>('daemonSets')
     .then((l) => l.items)
     .catch(() => []);
-  const rows = list.map((ds) => {
-    const s = ds.status;
-    return `  ${ds.metadata?.namespace}/${ds.metadata?.name}  desired ${s?.desiredNumberScheduled ?? 0}  current ${s?.currentNumberScheduled ?? 0}  ready ${s?.numberReady ?? 0}  up-to-date ${s?.updatedNumberScheduled ?? 0}  available ${s?.numberAvailable ?? 0}`;
-  });
   const m = controller.metrics;
-  const text = [
-    `DaemonSets (${m.syncs} syncs, ${m.creates} pods created, ${m.deletes} deleted):`,
-    ...rows,
-  ].join('\n');
-  if (text !== last) say(text);
-  last = text;
+  const lines = [
+    `${m.syncs} syncs, ${m.creates} pods created, ${m.deletes} deleted — Ctrl-C to stop`,
+    ...formatDaemonSetTable(items, Date.now()),
+  ];
+  if (tty) {
+    // Like `kubectl get ds -w`, but in place: move up over the last table.
+    write(`${drawn > 0 ? `\x1b[${drawn}A\x1b[J` : ''}${lines.join('\n')}\n`);
+    drawn = lines.length;
+    return;
+  }
+  // Through a pipe, a new table only when something but AGE changed.
+  const key = JSON.stringify([
+    m,
+    items.map((ds) => [ds.metadata?.name, ds.status]),
+  ]);
+  if (key !== lastKey) say(lines.join('\n'));
+  lastKey = key;
 }, 1_000);
 
-const shutdown = async () => {
-  clearInterval(report);
-  say('stopping…');
-  await controller.stop();
-  connection.close();
-  await local?.stop();
-  say('stopped');
-  process.exit(0);
-};
+let stopping: Promise<void> | undefined;
+/** Stops once, whichever of Ctrl-C, SIGTERM, SIGHUP or a closed pipe came first. */
+const shutdown = (): Promise<void> =>
+  (stopping ??= (async () => {
+    clearInterval(report);
+    say('stopping…');
+    await controller.stop();
+    connection.close();
+    await local?.stop();
+    say('stopped');
+    process.exit(0);
+  })());
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);
+process.once('SIGHUP', shutdown);
+// The pipe's reader went away (`npm start | head`): stop and clean up.
+process.stdout.on('error', () => void shutdown());

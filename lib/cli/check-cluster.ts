@@ -27,7 +27,10 @@ export interface CheckDeps {
   connect(record: ClusterRecord): Promise<CheckConnection>;
   /** Returns the record's API server URL (from the file for kubeconfig). */
   serverOf(record: ClusterRecord): string;
-  /** How long GET /version may take before the server counts as unreachable. */
+  /**
+   * How long GET /version may take before the server counts as unreachable,
+   * and the ownership question before it counts as unanswered.
+   */
   timeoutMs: number;
 }
 
@@ -153,6 +156,28 @@ const reviewAccess = async (
   check.missing = check.access.filter((a) => !a.allowed).map(formatAccessCheck);
 };
 
+/**
+ * Asks which ownership fits within `timeoutMs` (`clusters add` waits for
+ * this answer before writing); no answer in time is a note, not a failure.
+ */
+const reviewOwnershipInTime = async (
+  cluster: CheckConnection,
+  check: ClusterCheck,
+  record: ClusterRecord,
+  timeoutMs: number
+): Promise<void> => {
+  try {
+    await withTimeout(reviewOwnership(cluster, check, record), timeoutMs, () =>
+      cluster.close()
+    );
+  } catch (e) {
+    if (!(e instanceof CheckTimeout)) throw e;
+    check.notes.push(
+      `could not tell whether another DaemonSet controller is active: no answer within ${timeoutMs / 1000} s`
+    );
+  }
+};
+
 /** Returns what a check from this machine cannot prove for the functions. */
 const notesFor = (record: ClusterRecord): string[] => {
   if (record.auth.type === 'kubeconfig') {
@@ -207,7 +232,7 @@ export const checkCluster = async (
       await reviewSelf(cluster, check);
       if (check.authenticated) {
         await reviewAccess(cluster, check, record.ownership);
-        await reviewOwnership(cluster, check, record);
+        await reviewOwnershipInTime(cluster, check, record, deps.timeoutMs);
       }
     }
   } finally {

@@ -2,7 +2,8 @@
  * Which ownership mode fits a cluster: apps/v1 only where no other
  * DaemonSet controller is active (managed clusters always run one), told by
  * who writes the status of the cluster's DaemonSets. Serves `clusters
- * check` and the question `clusters add` asks before an apps/v1 record.
+ * check` (which `clusters add` runs before writing) and the question
+ * `npm start` asks before an apps/v1 run.
  */
 import { findRivalDaemonSetController } from '../policy/fight-detection.js';
 import type { ClusterRecord } from '../ports/index.js';
@@ -67,8 +68,8 @@ export const reviewOwnership = async (
 
 /**
  * Returns whether another DaemonSet controller is active on the record's
- * cluster, as `clusters add` asks before an apps/v1 registration; the
- * probe gets `timeoutMs`. Never throws for a failing cluster.
+ * cluster, as `npm start` asks before an apps/v1 run; the probe gets
+ * `timeoutMs`. Never throws for a failing cluster.
  */
 export const findRivalController = async (
   record: ClusterRecord,
@@ -100,10 +101,10 @@ export const findRivalController = async (
 };
 
 /**
- * Returns what `clusters add` says before it writes a record: a refusal
- * when apps/v1 ownership meets another active DaemonSet controller, a
- * warning when it cannot tell; nothing for the own kind or with
- * `--skip-check`.
+ * Returns what the ownership question alone says before a record is
+ * written: a refusal when apps/v1 ownership meets another active DaemonSet
+ * controller, a warning when it cannot tell; nothing for the own kind or
+ * with `skipCheck`. (`clusters add` runs the whole check instead.)
  */
 export const reviewOwnershipBeforeAdd = async (
   record: ClusterRecord,

@@ -1,6 +1,6 @@
 /**
  * What a `clusters` command line means once parsed: the commands, their
- * options and the usage text that lists them.
+ * options, where the registry is and how to print the outcome.
  */
 
 /** Where the registry lives: the state table, and how to reach DynamoDB. */
@@ -11,6 +11,18 @@ export interface TableTarget {
   /** `--endpoint`: a DynamoDB endpoint such as DynamoDB Local. */
   endpoint?: string;
 }
+
+/**
+ * Where the registry is, as the command line says: a table (TableTarget),
+ * or a deployed stage whose stack's outputs name it (`--stage`).
+ */
+export type TableLocator = TableTarget | { stage: string; region?: string };
+
+/**
+ * How a command prints: lines for people (`text`; `wide` adds columns to
+ * `list`), or one document (`json`, `yaml`), errors included.
+ */
+export type OutputFormat = 'text' | 'wide' | 'json' | 'yaml';
 
 /** The options of `add`, as given (validated by clusterRecordFromOptions). */
 export interface AddOptions {
@@ -32,89 +44,65 @@ export interface AddOptions {
   ownership?: string;
   /** Overwrite a record that is already registered under the id. */
   replace: boolean;
-  /**
-   * Register apps/v1 ownership without asking the cluster whether another
-   * DaemonSet controller is active there.
-   */
+  /** Register without checking the cluster first (as `check` would). */
   skipCheck: boolean;
   /** Requests per second and burst shared by all reconcilers (as given). */
   apiQps?: string;
   apiBurst?: string;
 }
 
+/** The commands, in the order the usage lists them. */
+export const COMMAND_NAMES = [
+  'list',
+  'add',
+  'check',
+  'remove',
+  'unfence',
+] as const;
+
+/** The name of a command (not `help`). */
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** What every command (not `help`) carries. */
+interface Common {
+  target: TableLocator;
+  output: OutputFormat;
+}
+
 /** One parsed invocation of the CLI. */
 export type ClustersCommand =
-  | { name: 'help' }
-  | { name: 'list'; table: TableTarget; json: boolean }
-  | {
+  /** The overview, or one command's usage (`add --help`, `help add`). */
+  | { name: 'help'; topic?: CommandName }
+  | (Common & {
+      name: 'list';
+      /** Table output without its header line. */
+      noHeaders: boolean;
+    })
+  | (Common & {
       name: 'add';
-      table: TableTarget;
-      json: boolean;
       add: AddOptions;
-      /** How long the ownership probe may take. */
+      /** How long the check before writing may wait for GET /version. */
       timeoutMs: number;
-    }
-  | {
+    })
+  | (Common & {
       name: 'check';
-      table: TableTarget;
-      json: boolean;
       /** One cluster, or every registered one when undefined. */
       id: string | undefined;
       /** How long GET /version may take before the server counts as unreachable. */
       timeoutMs: number;
-    }
-  | { name: 'remove'; table: TableTarget; json: boolean; id: string }
-  | {
+    })
+  | (Common & { name: 'remove'; id: string })
+  | (Common & {
       name: 'unfence';
-      table: TableTarget;
-      json: boolean;
       id: string;
       /** `namespace/name`: clear that DaemonSet's own fence instead. */
       daemonSet?: string;
-    };
+    });
+
+/** A command that works on the registry (every one but `help`). */
+export type RegistryCommand = Exclude<ClustersCommand, { name: 'help' }>;
 
 /** Seconds GET /version may take by default: a reachable server answers in far less. */
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 5;
 /** Longer than a Lambda's own connect budget is never useful. */
 export const MAX_CHECK_TIMEOUT_SECONDS = 60;
-
-/** The text `--help` prints. */
-export const CLUSTERS_USAGE = `usage: npm run clusters -- <command> [options]
-
-commands:
-  list                       the registered clusters (id, server, auth, mode)
-  add    --id ID AUTH [--mode watch|economy] [--replace]
-         [--ownership apps/v1|apps.dsr.dev/v1beta1]
-                                       which DaemonSets it reconciles: native
-                                       ones (default; the cluster's own
-                                       DaemonSet controller must be off, and
-                                       add refuses a cluster where one is
-                                       active) or the own AdvancedDaemonSet
-                                       kind (EKS, GKE, AKS)
-         [--skip-check]                register apps/v1 without asking the
-                                       cluster (e.g. not reachable from here)
-         [--timeout SECONDS]           how long that question may take
-         [--api-qps N --api-burst N]   the cluster's shared API budget
-                                       (default 50 and 100)
-         AUTH is one of
-           --eks-cluster NAME [--eks-region R] [--role-arn ARN] --server URL CA
-           --secret-arn ARN --server URL CA
-           --kubeconfig PATH [--context NAME]      (local runs and tests only)
-         CA is --ca-file PEM or --ca-data BASE64
-  check  [--id ID] [--timeout SECONDS]
-                             reachability, version, authentication and RBAC
-                             of one cluster, or of all; exit code 0 only if
-                             everything holds
-  remove --id ID             deletes the cluster's record
-  unfence --id ID [--daemonset NS/NAME]
-                             lets the reconciler act again on a cluster (or
-                             one DaemonSet) it stopped on because another
-                             controller was active there (turn it off first)
-
-options of every command:
-  --table NAME               the state table (default: $TABLE_NAME)
-  --region R                 AWS region of the table (default: $AWS_REGION)
-  --endpoint URL             DynamoDB endpoint (e.g. DynamoDB Local)
-  --json                     machine-readable output
-  -h, --help                 this text
-`;

@@ -1,144 +1,73 @@
 /**
  * The commands of the cluster registry CLI — list, add, check, unfence,
  * remove — each turning a parsed command into an Outcome (lines to print,
- * the `--json` document, the exit code) against the registry, the clusters
- * and the state table.
+ * the `-o json|yaml` document, the exit code) against the registry, the
+ * clusters and the state table.
  */
-import type {
-  BridgeLeaseStore,
-  ClusterHealthStore,
-  ClusterRecord,
-  ClusterRegistry,
-  InvalidClusterRecord,
-  OwnershipStore,
-} from '../ports/index.js';
-import { type CheckConnection, checkCluster } from './check-cluster.js';
-import { reviewOwnershipBeforeAdd } from './check-ownership.js';
-import { clusterRecordFromOptions } from './cluster-record-from-options.js';
-import type { ClustersCommand } from './clusters-command.js';
+import type { ClusterRecord, InvalidClusterRecord } from '../ports/index.js';
+import { addCluster } from './add-cluster.js';
+import { checkCluster } from './check-cluster.js';
+import { type ClustersCliDeps, recordSummary } from './clusters-cli-deps.js';
+import type { RegistryCommand, TableTarget } from './clusters-command.js';
 import {
   describeAuth,
   formatCheck,
   formatClusterTable,
 } from './format-clusters-output.js';
+import { failed, type Outcome } from './render-output.js';
 import { clusterStates, runtimeState } from './runtime-state.js';
 
-/** A registry the CLI can also write (DynamoClusterRegistry is one). */
-export interface ClusterRegistryAdmin extends ClusterRegistry {
-  put(record: ClusterRecord): Promise<void> | void;
-  remove(id: string): Promise<void> | void;
-}
+export type {
+  ClusterRegistryAdmin,
+  ClustersCliDeps,
+} from './clusters-cli-deps.js';
 
-/** What the commands run against, built once the table is known. */
-export interface ClustersCliDeps {
-  registry: ClusterRegistryAdmin;
-  /** Opens a cluster as the deployed functions do (ClusterConnector). */
-  connect(record: ClusterRecord): Promise<CheckConnection>;
-  /** Returns the record's API server URL (from the file for kubeconfig). */
-  serverOf(record: ClusterRecord): string;
-  /** Returns a file's text (CA bundles, kubeconfig files). */
-  readTextFile(file: string): string;
-  /** Fences set by fight detection. */
-  ownership: Pick<OwnershipStore, 'getFence' | 'clearFence'>;
-  /** The clusters' breakers. */
-  health: Pick<ClusterHealthStore, 'get'>;
-  /** The bridges' leases: their state, and a resync after an unfence. */
-  leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
-}
-
-/** A command's outcome: human lines, the `--json` document, the exit code. */
-export interface Outcome {
-  exitCode: number;
-  lines: string[];
-  json: unknown;
-  /** Print on stderr: the command could not do its work. */
-  error?: boolean;
-}
-
-export const failed = (message: string): Outcome => ({
-  exitCode: 1,
-  lines: [`error: ${message}`],
-  json: { error: message },
-  error: true,
-});
-
-/** Returns a record as `list --json` shows it (no credential in it). */
-const summary = (record: ClusterRecord, deps: ClustersCliDeps) => ({
-  id: record.id,
-  server: deps.serverOf(record),
-  auth: record.auth,
-  mode: record.bridgeMode,
-});
+type Command<N extends RegistryCommand['name']> = Extract<
+  RegistryCommand,
+  { name: N }
+>;
 
 /** The lines that name registry items the reconciler skips. */
 const invalidLines = (invalid: readonly InvalidClusterRecord[]): string[] =>
   invalid.map((i) => `invalid record ${i.key} (skipped): ${i.error}`);
 
-const list = async (deps: ClustersCliDeps): Promise<Outcome> => {
+const list = async (
+  command: Command<'list'>,
+  deps: ClustersCliDeps
+): Promise<Outcome> => {
   const { records, invalid } = await deps.registry.list();
-  const states = await clusterStates(records, deps);
+  const nowMs = Date.now();
+  const states = await clusterStates(records, deps, nowMs);
   return {
     // Exit 1 while an item is skipped: scripts should notice.
     exitCode: invalid.length > 0 ? 1 : 0,
     lines: [
-      ...formatClusterTable(records, deps.serverOf, states),
+      ...formatClusterTable(records, deps.serverOf, states, {
+        wide: command.output === 'wide',
+        noHeaders: command.noHeaders,
+        nowMs,
+      }),
       ...invalidLines(invalid),
     ],
     json: {
-      clusters: records.map((r) => ({
-        ...summary(r, deps),
-        ...states.get(r.id),
-      })),
+      clusters: records.map((r) => {
+        const { checkpointedAtMs, ...state } = states.get(r.id) ?? {};
+        return {
+          ...recordSummary(r, deps),
+          ...state,
+          ...(checkpointedAtMs === undefined
+            ? {}
+            : { lastBridged: new Date(checkpointedAtMs).toISOString() }),
+        };
+      }),
       invalid,
     },
   };
 };
 
-const add = async (
-  command: Extract<ClustersCommand, { name: 'add' }>,
-  deps: ClustersCliDeps
-): Promise<Outcome> => {
-  const record = clusterRecordFromOptions(command.add, {
-    readTextFile: deps.readTextFile,
-    region: command.table.region,
-  });
-  const existing = await deps.registry.get(record.id);
-  if (existing !== undefined && !command.add.replace) {
-    return failed(
-      `cluster ${record.id} is already registered (${describeAuth(existing.auth)}); pass --replace to overwrite it`
-    );
-  }
-  // Two ids for one API server would be two reconcilers of one cluster,
-  // with separate queues and expectations: duplicate pods.
-  const server = deps.serverOf(record);
-  const twin = (await deps.registry.list()).records.find(
-    (r) => r.id !== record.id && server !== '' && deps.serverOf(r) === server
-  );
-  if (twin !== undefined) {
-    return failed(
-      `${server} is already registered as cluster ${twin.id}; one API server takes one registration`
-    );
-  }
-  const review = await reviewOwnershipBeforeAdd(record, command.add.skipCheck, {
-    connect: deps.connect,
-    timeoutMs: command.timeoutMs,
-  });
-  if (review.refusal !== undefined) return failed(review.refusal);
-  await deps.registry.put(record);
-  const verb = existing === undefined ? 'added' : 'replaced';
-  return {
-    exitCode: 0,
-    lines: [
-      `${verb} cluster ${record.id}: ${deps.serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
-      ...review.warnings,
-      `next: npm run clusters -- check --id ${record.id} --table ${command.table.tableName}`,
-    ],
-    json: { [verb]: record.id, record: summary(record, deps) },
-  };
-};
-
 const check = async (
-  command: Extract<ClustersCommand, { name: 'check' }>,
+  command: Command<'check'>,
+  table: TableTarget,
   deps: ClustersCliDeps
 ): Promise<Outcome> => {
   let records: ClusterRecord[];
@@ -146,7 +75,7 @@ const check = async (
   if (command.id === undefined) {
     ({ records, invalid } = await deps.registry.list());
     if (records.length === 0 && invalid.length === 0) {
-      return failed(`no clusters registered in ${command.table.tableName}`);
+      return failed(`no clusters registered in ${table.tableName}`);
     }
   } else {
     const record = await deps.registry.get(command.id);
@@ -190,7 +119,7 @@ const check = async (
 };
 
 const unfence = async (
-  command: Extract<ClustersCommand, { name: 'unfence' }>,
+  command: Command<'unfence'>,
   deps: ClustersCliDeps
 ): Promise<Outcome> => {
   if ((await deps.registry.get(command.id)) === undefined) {
@@ -224,13 +153,14 @@ const unfence = async (
 };
 
 const remove = async (
-  command: Extract<ClustersCommand, { name: 'remove' }>,
+  command: Command<'remove'>,
+  table: TableTarget,
   deps: ClustersCliDeps
 ): Promise<Outcome> => {
   const record = await deps.registry.get(command.id);
   if (record === undefined) {
     return failed(
-      `cluster ${command.id} is not registered in ${command.table.tableName}; nothing removed`
+      `cluster ${command.id} is not registered in ${table.tableName}; nothing removed`
     );
   }
   // A cluster registered again under this id must not resume from these
@@ -242,26 +172,30 @@ const remove = async (
   return {
     exitCode: 0,
     lines: [
-      `removed cluster ${command.id} (${deps.serverOf(record) || describeAuth(record.auth)}) from ${command.table.tableName}, with its bookmarks and fence`,
+      `removed cluster ${command.id} (${deps.serverOf(record) || describeAuth(record.auth)}) from ${table.tableName}, with its bookmarks and fence`,
     ],
     json: { removed: command.id },
   };
 };
 
-/** Runs one parsed command (not `help`) and returns its outcome. */
+/**
+ * Runs one parsed command (not `help`) on `table` (its `--stage`
+ * resolved) and returns its outcome.
+ */
 export const runClustersCommand = (
-  command: Exclude<ClustersCommand, { name: 'help' }>,
+  command: RegistryCommand,
+  table: TableTarget,
   deps: ClustersCliDeps
 ): Promise<Outcome> => {
   switch (command.name) {
     case 'list':
-      return list(deps);
+      return list(command, deps);
     case 'add':
-      return add(command, deps);
+      return addCluster(command, table, deps);
     case 'check':
-      return check(command, deps);
+      return check(command, table, deps);
     case 'remove':
-      return remove(command, deps);
+      return remove(command, table, deps);
     case 'unfence':
       return unfence(command, deps);
   }

@@ -5,6 +5,7 @@
  */
 import type { ClusterAuth, ClusterRecord } from '../ports/index.js';
 import type { ClusterCheck } from './check-cluster.js';
+import { humanDuration } from './daemon-set-table.js';
 import { formatResource } from './reconciler-access-checks.js';
 import type { ClusterState } from './runtime-state.js';
 
@@ -37,32 +38,67 @@ const columns = (rows: readonly (readonly string[])[]): string[] => {
   );
 };
 
+/** How `clusters list` prints its table. */
+export interface TableOptions {
+  /** `-o wide`: also the bridge's state, nodes, ownership, auth details. */
+  wide?: boolean;
+  /** `--no-headers`: rows only. */
+  noHeaders?: boolean;
+  /** Now, for the age of the last checkpoint. */
+  nowMs?: number;
+}
+
+/** Returns when the bridge last checkpointed, e.g. `12s ago (failing ×2)`. */
+const lastBridged = (state: ClusterState | undefined, nowMs: number) => {
+  if (state === undefined) return '-';
+  const at = state.checkpointedAtMs;
+  const age = at === undefined ? 'never' : `${humanDuration(nowMs - at)} ago`;
+  return state.bridge.startsWith('failing') ? `${age} (${state.bridge})` : age;
+};
+
 /**
  * Returns the lines of `clusters list`: a header and one row per cluster
- * (id, server, mode, status, bridge, API budget, auth). `serverOf` names the
- * server of records whose kubeconfig holds it.
+ * (id, server, mode, status, API budget, last bridge checkpoint, auth;
+ * wide: also bridge state, nodes, ownership and the auth details).
+ * `serverOf` names the server of records whose kubeconfig holds it.
  */
 export const formatClusterTable = (
   records: readonly ClusterRecord[],
   serverOf: (record: ClusterRecord) => string,
-  states: ReadonlyMap<string, ClusterState> = new Map()
+  states: ReadonlyMap<string, ClusterState> = new Map(),
+  { wide = false, noHeaders = false, nowMs = Date.now() }: TableOptions = {}
 ): string[] => {
-  if (records.length === 0) return ['no clusters registered'];
-  return columns([
-    ['ID', 'SERVER', 'MODE', 'STATUS', 'BRIDGE', 'BUDGET', 'AUTH'],
-    ...records.map((r) => {
-      const state = states.get(r.id);
-      return [
-        r.id,
-        serverOf(r) || '-',
-        r.bridgeMode,
-        state?.status ?? '-',
-        state?.bridge ?? '-',
-        state?.budget ?? '-',
-        describeAuth(r.auth),
-      ];
-    }),
-  ]);
+  if (records.length === 0) return noHeaders ? [] : ['no clusters registered'];
+  const header = [
+    'ID',
+    'SERVER',
+    'MODE',
+    'STATUS',
+    'BUDGET',
+    'LAST-BRIDGED',
+    ...(wide ? ['BRIDGE', 'NODES', 'OWNERSHIP'] : []),
+    'AUTH',
+  ];
+  const rows = records.map((r) => {
+    const state = states.get(r.id);
+    return [
+      r.id,
+      serverOf(r) || '-',
+      r.bridgeMode,
+      state?.status ?? '-',
+      state?.budget ?? '-',
+      lastBridged(state, nowMs),
+      ...(wide
+        ? [
+            state?.bridge ?? '-',
+            state?.nodes === undefined ? '-' : String(state.nodes),
+            r.ownership,
+          ]
+        : []),
+      wide ? describeAuth(r.auth) : r.auth.type,
+    ];
+  });
+  return columns(noHeaders ? rows : [header, ...rows]);
 };
 
 /** Returns denied permissions grouped by resource: `pods: create, delete`. */

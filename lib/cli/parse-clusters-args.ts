@@ -1,5 +1,5 @@
 /**
- * The command line of `npm run clusters -- <list|add|check|remove|unfence>`: parsed
+ * The command line of `npx dsr clusters <list|add|check|remove|unfence>`: parsed
  * with node:util `parseArgs` (strict), then checked per command, so an option
  * that does not apply is an error instead of being silently ignored.
  */
@@ -8,72 +8,24 @@ import { CliUsageError } from './cli-usage-error.js';
 import {
   type AddOptions,
   type ClustersCommand,
+  COMMAND_NAMES,
+  type CommandName,
   DEFAULT_CHECK_TIMEOUT_SECONDS,
   MAX_CHECK_TIMEOUT_SECONDS,
-  type TableTarget,
+  type OutputFormat,
 } from './clusters-command.js';
-
-const OPTIONS = {
-  table: { type: 'string' },
-  region: { type: 'string' },
-  endpoint: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  id: { type: 'string' },
-  server: { type: 'string' },
-  'ca-file': { type: 'string' },
-  'ca-data': { type: 'string' },
-  'eks-cluster': { type: 'string' },
-  'eks-region': { type: 'string' },
-  'role-arn': { type: 'string' },
-  'secret-arn': { type: 'string' },
-  kubeconfig: { type: 'string' },
-  context: { type: 'string' },
-  mode: { type: 'string' },
-  ownership: { type: 'string' },
-  replace: { type: 'boolean' },
-  'skip-check': { type: 'boolean' },
-  'api-qps': { type: 'string' },
-  'api-burst': { type: 'string' },
-  timeout: { type: 'string' },
-  daemonset: { type: 'string' },
-} as const;
-
-type OptionName = keyof typeof OPTIONS;
-type CommandName = Exclude<ClustersCommand['name'], 'help'>;
-
-const COMMON: readonly OptionName[] = [
-  'table',
-  'region',
-  'endpoint',
-  'json',
-  'help',
-];
-const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
-  list: [],
-  add: [
-    'id',
-    'server',
-    'ca-file',
-    'ca-data',
-    'eks-cluster',
-    'eks-region',
-    'role-arn',
-    'secret-arn',
-    'kubeconfig',
-    'context',
-    'mode',
-    'ownership',
-    'replace',
-    'skip-check',
-    'timeout',
-    'api-qps',
-    'api-burst',
-  ],
-  check: ['id', 'timeout'],
-  remove: ['id'],
-  unfence: ['id', 'daemonset'],
-};
+import {
+  COMMAND_OPTIONS,
+  COMMON_OPTIONS,
+  isCommand,
+  OPTIONS,
+  type OptionName,
+} from './clusters-options.js';
+import { parseArgsProblems } from './parse-args-problems.js';
+import {
+  checkKubeconfigTarget,
+  tableLocatorOf,
+} from './parse-table-locator.js';
 
 /** Returns options and positionals; unknown options throw. */
 const parseStrict = (argv: readonly string[]) =>
@@ -84,20 +36,6 @@ const parseStrict = (argv: readonly string[]) =>
     strict: true,
   });
 
-const isCommand = (name: string | undefined): name is CommandName =>
-  name !== undefined && Object.hasOwn(COMMAND_OPTIONS, name);
-
-/** Returns the DynamoDB endpoint's problem, or undefined. */
-const endpointProblem = (url: string): string | undefined => {
-  try {
-    const { protocol } = new URL(url);
-    if (protocol === 'http:' || protocol === 'https:') return undefined;
-  } catch {
-    // Reported below.
-  }
-  return `--endpoint must be an http(s) URL, not ${JSON.stringify(url)}`;
-};
-
 type Values = ReturnType<typeof parseStrict>['values'];
 
 /** Returns the parsed command line; a parse error becomes a CliUsageError. */
@@ -107,38 +45,21 @@ const parseOrThrow = (argv: readonly string[]) => {
   } catch (cause) {
     // parseArgs names the offending option; no argument is a secret.
     const message = cause instanceof Error ? cause.message : String(cause);
-    throw new CliUsageError([message], { cause });
+    throw new CliUsageError(parseArgsProblems(argv, OPTIONS, message), {
+      cause,
+    });
   }
 };
 
 /** Returns the command's name; a missing or unknown one is a usage error. */
 const commandNameOf = (name: string | undefined): CommandName => {
   if (isCommand(name)) return name;
+  const names = `${COMMAND_NAMES.slice(0, -1).join(', ')} or ${COMMAND_NAMES.at(-1)}`;
   throw new CliUsageError([
     name === undefined
-      ? 'give a command: list, add, check, remove or unfence'
-      : `unknown command ${JSON.stringify(name)}: use list, add, check, remove or unfence`,
+      ? `give a command: ${names}`
+      : `unknown command ${JSON.stringify(name)}: use ${names}`,
   ]);
-};
-
-/** Returns the table the command works on, recording what is wrong. */
-const tableTargetOf = (
-  values: Values,
-  env: Readonly<Record<string, string | undefined>>,
-  problems: string[]
-): TableTarget => {
-  const tableName = values.table ?? env.TABLE_NAME;
-  if (!tableName) problems.push('--table NAME (or TABLE_NAME) is required');
-  const region = values.region ?? env.AWS_REGION;
-  if (values.endpoint !== undefined) {
-    const problem = endpointProblem(values.endpoint);
-    if (problem) problems.push(problem);
-  }
-  return {
-    tableName: tableName ?? '',
-    ...(region ? { region } : {}),
-    ...(values.endpoint ? { endpoint: values.endpoint } : {}),
-  };
 };
 
 /** Records the options that do not apply to the command. */
@@ -147,12 +68,39 @@ const checkOptions = (
   values: Values,
   problems: string[]
 ): void => {
-  const allowed = [...COMMON, ...COMMAND_OPTIONS[name]];
+  const allowed = [...COMMON_OPTIONS, ...COMMAND_OPTIONS[name]];
   for (const option of Object.keys(values) as OptionName[]) {
     if (!allowed.includes(option)) {
       problems.push(`--${option} does not apply to ${name}`);
     }
   }
+};
+
+/** Returns the output format (`-o`, `--json`), recording a wrong one. */
+const outputOf = (
+  name: CommandName,
+  values: Values,
+  problems: string[]
+): OutputFormat => {
+  const asked = values.output ?? (values.json ? 'json' : 'text');
+  if (asked !== 'json' && asked !== 'yaml' && asked !== 'wide') {
+    if (asked !== 'text' || values.output !== undefined) {
+      problems.push(
+        `unknown output format ${JSON.stringify(asked)}: use json, yaml or wide`
+      );
+    }
+    return 'text';
+  }
+  if (values.json && asked !== 'json') {
+    problems.push(`--json means -o json; it does not go with -o ${asked}`);
+  }
+  if (asked === 'wide' && name !== 'list') {
+    problems.push('-o wide applies to list only');
+  }
+  if (values['no-headers'] && (asked === 'json' || asked === 'yaml')) {
+    problems.push(`--no-headers applies to table output, not -o ${asked}`);
+  }
+  return asked;
 };
 
 /** Records a missing id and an unknown bridge mode. */
@@ -192,6 +140,19 @@ const checkTimeoutOf = (
   return seconds;
 };
 
+/** Records a `--daemonset` that is not namespace/name. */
+const checkDaemonSet = (values: Values, problems: string[]): void => {
+  const daemonSet = values.daemonset;
+  if (
+    daemonSet !== undefined &&
+    !/^[a-z0-9.-]+\/[a-z0-9.-]+$/.test(daemonSet)
+  ) {
+    problems.push(
+      `--daemonset must be namespace/name, not ${JSON.stringify(daemonSet)}`
+    );
+  }
+};
+
 /** Returns `add`'s options as given. */
 const addOptionsOf = (values: Values): AddOptions => ({
   id: values.id ?? '',
@@ -215,7 +176,7 @@ const addOptionsOf = (values: Values): AddOptions => ({
 /**
  * Returns the command `argv` (the arguments after `--`) asks for; throws one
  * CliUsageError listing every problem. `env` supplies `TABLE_NAME` and
- * `AWS_REGION` when `--table` and `--region` are not given.
+ * `AWS_REGION` when `--table` (or `--stage`) and `--region` are not given.
  *
  * @example
  * const command = parseClustersArgs(process.argv.slice(2), process.env);
@@ -226,54 +187,53 @@ export const parseClustersArgs = (
 ): ClustersCommand => {
   const { values, positionals } = parseOrThrow(argv);
   const [first, ...extra] = positionals;
-  if (values.help || first === 'help') return { name: 'help' };
+  if (first === 'help' || values.help) {
+    // `help add`, `add --help`, `--help`.
+    const [topic, ...more] = first === 'help' ? extra : positionals;
+    if (more.length > 0) {
+      throw new CliUsageError([`unexpected argument(s): ${more.join(' ')}`]);
+    }
+    return topic === undefined
+      ? { name: 'help' }
+      : { name: 'help', topic: commandNameOf(topic) };
+  }
   const name = commandNameOf(first);
   const problems: string[] = [];
   if (extra.length > 0) {
     problems.push(`unexpected argument(s): ${extra.join(' ')}`);
   }
   checkOptions(name, values, problems);
-  const table = tableTargetOf(values, env, problems);
+  const output = outputOf(name, values, problems);
+  const target = tableLocatorOf(values, env, problems);
+  if (name === 'add') checkKubeconfigTarget(values, problems);
   checkIdAndMode(name, values, problems);
   const timeoutSeconds = checkTimeoutOf(name, values, problems);
+  checkDaemonSet(values, problems);
   if (problems.length > 0) throw new CliUsageError(problems);
-  const json = values.json ?? false;
+  const common = { target, output };
   switch (name) {
     case 'list':
-      return { name, table, json };
+      return { name, ...common, noHeaders: values['no-headers'] ?? false };
     case 'remove':
-      return { name, table, json, id: values.id ?? '' };
-    case 'unfence': {
-      const daemonSet = values.daemonset;
-      if (
-        daemonSet !== undefined &&
-        !/^[a-z0-9.-]+\/[a-z0-9.-]+$/.test(daemonSet)
-      ) {
-        throw new CliUsageError([
-          `--daemonset must be namespace/name, not ${JSON.stringify(daemonSet)}`,
-        ]);
-      }
+      return { name, ...common, id: values.id ?? '' };
+    case 'unfence':
       return {
         name,
-        table,
-        json,
+        ...common,
         id: values.id ?? '',
-        ...(daemonSet ? { daemonSet } : {}),
+        ...(values.daemonset ? { daemonSet: values.daemonset } : {}),
       };
-    }
     case 'check':
       return {
         name,
-        table,
-        json,
+        ...common,
         id: values.id,
         timeoutMs: timeoutSeconds * 1000,
       };
     case 'add':
       return {
         name,
-        table,
-        json,
+        ...common,
         add: addOptionsOf(values),
         timeoutMs: timeoutSeconds * 1000,
       };

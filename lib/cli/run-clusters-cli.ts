@@ -1,22 +1,29 @@
 /**
- * The cluster registry CLI behind `npm run clusters`: parses the command
- * line, runs list / add / check / unfence / remove (lib/cli/clusters-
- * commands.ts), and returns what to print and the exit code (0 ok, 1
- * failed, 2 bad usage) instead of printing, so tests call it directly.
+ * The cluster registry CLI behind `dsr clusters`: parses the command
+ * line, finds the table (`--stage`: from the stack's outputs), runs list /
+ * add / check / unfence / remove (lib/cli/clusters-commands.ts), and
+ * returns what to print and the exit code (0 ok, 1 failed, 2 bad usage)
+ * instead of printing, so tests call it directly.
  */
 import { CliUsageError } from './cli-usage-error.js';
-import {
-  CLUSTERS_USAGE,
-  type ClustersCommand,
-  type TableTarget,
-} from './clusters-command.js';
+import type { TableTarget } from './clusters-command.js';
 import {
   type ClustersCliDeps,
-  type Outcome,
   runClustersCommand,
 } from './clusters-commands.js';
-import { describeError } from './describe-error.js';
+import { isCommand, OPTIONS } from './clusters-options.js';
+import { helpCommandOf, usageOf } from './clusters-usage.js';
+import { invocationHints } from './parse-args-problems.js';
 import { parseClustersArgs } from './parse-clusters-args.js';
+import {
+  failedWith,
+  type Outcome,
+  renderOutcome,
+  usageFailure,
+} from './render-output.js';
+import { resolveTable, type StackOutputsFor } from './stack-table.js';
+
+export { USAGE_EXIT_CODE } from './render-output.js';
 
 /** What one run prints, and how it exits. */
 export interface CliOutput {
@@ -25,31 +32,38 @@ export interface CliOutput {
   stderr: string;
 }
 
-/** The exit code of a run with a bad command line. */
-export const USAGE_EXIT_CODE = 2;
-
-/** Returns the lines of an error: every problem, every aggregated error. */
-const errorLines = (e: unknown): string[] => {
-  if (e instanceof CliUsageError) return e.problems.map((p) => `error: ${p}`);
-  if (e instanceof AggregateError) {
-    return [
-      `error: ${e.message}`,
-      ...e.errors.map((x) => `  ${describeError(x)}`),
-    ];
-  }
-  return [`error: ${describeError(e)}`];
+/** Returns what `outcome` prints in `format`, on stdout or (errors) stderr. */
+const print = (
+  outcome: Outcome,
+  format: Parameters<typeof renderOutcome>[1]
+): CliOutput => {
+  const text = renderOutcome(outcome, format);
+  return {
+    exitCode: outcome.exitCode,
+    stdout: outcome.error ? '' : text,
+    stderr: outcome.error ? text : '',
+  };
 };
 
-const render = (outcome: Outcome, json: boolean): string =>
-  json
-    ? `${JSON.stringify(outcome.json, null, 2)}\n`
-    : `${outcome.lines.join('\n')}\n`;
+/**
+ * Returns the output of a refused command line: its problems and where
+ * the help is (the command's, when `argv` names one), as JSON or YAML when
+ * `argv` asks for it.
+ */
+const refused = (argv: readonly string[], e: CliUsageError): CliOutput => {
+  const hints = invocationHints(argv, OPTIONS);
+  const first = hints.first === 'help' ? undefined : hints.first;
+  const help = helpCommandOf(isCommand(first) ? first : undefined);
+  return print(usageFailure(e.problems, help), hints.output);
+};
 
 /**
- * Runs one invocation: `argv` are the arguments after `npm run clusters --`,
+ * Runs one invocation: `argv` are the arguments after `dsr clusters`,
  * `env` supplies TABLE_NAME / AWS_REGION, `depsFor` builds the registry and
- * connector for the chosen table. Never throws: failures become an exit code
- * and lines on stderr (a failing check is a report on stdout, exit code 1).
+ * connector for the chosen table, and `stackOutputsFor` reads a stack's
+ * outputs (for `--stage`) in a region. Never throws: failures become an
+ * exit code and lines (or, with `-o json|yaml`, a document) on stderr; a
+ * failing check is a report on stdout, exit code 1.
  *
  * @example
  * const out = await runClustersCli(['list'], process.env, depsFor);
@@ -59,35 +73,28 @@ const render = (outcome: Outcome, json: boolean): string =>
 export const runClustersCli = async (
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-  depsFor: (table: TableTarget) => ClustersCliDeps
+  depsFor: (table: TableTarget) => ClustersCliDeps,
+  stackOutputsFor?: StackOutputsFor
 ): Promise<CliOutput> => {
-  let command: ClustersCommand;
+  let command: ReturnType<typeof parseClustersArgs>;
   try {
     command = parseClustersArgs(argv, env);
   } catch (e) {
-    return {
-      exitCode: USAGE_EXIT_CODE,
-      stdout: '',
-      stderr: `${[...errorLines(e), '', CLUSTERS_USAGE].join('\n')}`,
-    };
+    if (e instanceof CliUsageError) return refused(argv, e);
+    return print(failedWith(e), invocationHints(argv, OPTIONS).output);
   }
   if (command.name === 'help') {
-    return { exitCode: 0, stdout: CLUSTERS_USAGE, stderr: '' };
+    return { exitCode: 0, stdout: usageOf(command.topic), stderr: '' };
   }
   try {
-    const deps = depsFor(command.table);
-    const outcome = await runClustersCommand(command, deps);
-    const text = render(outcome, command.json);
-    return {
-      exitCode: outcome.exitCode,
-      stdout: outcome.error ? '' : text,
-      stderr: outcome.error ? text : '',
-    };
+    const table = await resolveTable(command.target, stackOutputsFor);
+    const outcome = await runClustersCommand(command, table, depsFor(table));
+    return print(outcome, command.output);
   } catch (e) {
-    return {
-      exitCode: e instanceof CliUsageError ? USAGE_EXIT_CODE : 1,
-      stdout: '',
-      stderr: `${errorLines(e).join('\n')}\n`,
-    };
+    if (e instanceof CliUsageError) {
+      const help = helpCommandOf(command.name);
+      return print(usageFailure(e.problems, help), command.output);
+    }
+    return print(failedWith(e), command.output);
   }
 };

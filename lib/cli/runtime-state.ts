@@ -44,6 +44,10 @@ export interface ClusterState {
   bridge: string;
   /** The API budget its reconcilers share, `qps/burst`. */
   budget: string;
+  /** When its bridge last checkpointed (absent: not yet). */
+  checkpointedAtMs?: number;
+  /** Its node count at that checkpoint. */
+  nodes?: number;
 }
 
 /** Returns every cluster's state, read from fences, breakers and leases. */
@@ -71,10 +75,15 @@ export const clusterStates = async (
             ? `Unhealthy (${health.failures} failures)`
             : 'Ready';
       const budget = r.apiBudget ?? DEFAULT_API_BUDGET;
+      const lease = leases.get(r.id);
       states.set(r.id, {
         status,
-        bridge: bridgeState(leases.get(r.id), nowMs),
+        bridge: bridgeState(lease, nowMs),
         budget: `${budget.qps}/${budget.burst}`,
+        ...(lease?.checkpointedAtMs === undefined
+          ? {}
+          : { checkpointedAtMs: lease.checkpointedAtMs }),
+        ...(lease?.size === undefined ? {} : { nodes: lease.size.nodes }),
       });
     })
   );

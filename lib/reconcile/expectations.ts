@@ -17,6 +17,20 @@ export interface ExpectationsRecord {
   timestampMs: number;
 }
 
+/**
+ * Returns the record with `add` creations and `del` deletions more
+ * observed (upstream `LowerExpectations`), its timestamp kept.
+ */
+export const lowered = (
+  record: ExpectationsRecord,
+  add: number,
+  del: number
+): ExpectationsRecord => ({
+  ...record,
+  add: record.add - add,
+  del: record.del - del,
+});
+
 /** Returns whether the record has passed the expectations timeout. */
 export const isExpired = (record: ExpectationsRecord, nowMs: number): boolean =>
   nowMs - record.timestampMs > EXPECTATIONS_TIMEOUT_MS;

@@ -14,7 +14,7 @@
  *   NoExecute taint evicts it. PreferNoSchedule is ignored.
  */
 import { nameOf } from './k8s/meta.js';
-import { requiredNodeAffinityMatches } from './k8s/node-affinity.js';
+import { requiredNodeAffinityMismatch } from './k8s/node-affinity.js';
 import {
   addOrUpdateDaemonPodTolerations,
   findMatchingUntoleratedTaint,
@@ -28,7 +28,20 @@ export interface NodeShouldRun {
   shouldRun: boolean;
   /** A daemon pod already on the node should be kept. */
   shouldContinueRunning: boolean;
+  /** Which predicate said no, and why (absent when the node fits). */
+  rejection?: NodeRejection;
 }
+
+/** The predicate that keeps a daemon pod off a node, and its detail. */
+export interface NodeRejection {
+  predicate: 'nodeName' | 'nodeAffinity' | 'taint';
+  /** e.g. `untolerated taint dedicated=gpu:NoSchedule`. */
+  reason: string;
+}
+
+/** Returns a taint as kubectl writes it: `key=value:Effect`. */
+export const formatTaint = (t: Taint): string =>
+  `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
 
 /** Returns `newPod(ds, nodeName).spec`. */
 const daemonPodSpec = (ds: DaemonSet, nodeName?: string): PodSpec => {
@@ -79,11 +92,23 @@ export function nodeShouldRunDaemonPod(
   const spec = daemonPodSpec(ds, nodeName);
   const templateNodeName = ds.spec?.template.spec?.nodeName ?? '';
   if (templateNodeName !== '' && templateNodeName !== nodeName) {
-    return { shouldRun: false, shouldContinueRunning: false };
+    return {
+      shouldRun: false,
+      shouldContinueRunning: false,
+      rejection: {
+        predicate: 'nodeName',
+        reason: `template nodeName is ${templateNodeName}`,
+      },
+    };
   }
   // `predicates`' fitsNodeName always holds: NewPod set nodeName to the node.
-  if (!requiredNodeAffinityMatches(spec, node)) {
-    return { shouldRun: false, shouldContinueRunning: false };
+  const mismatch = requiredNodeAffinityMismatch(spec, node);
+  if (mismatch !== undefined) {
+    return {
+      shouldRun: false,
+      shouldContinueRunning: false,
+      rejection: { predicate: 'nodeAffinity', reason: mismatch },
+    };
   }
   const taints = node.spec?.taints;
   const blocking = findMatchingUntoleratedTaint(
@@ -99,5 +124,12 @@ export function nodeShouldRunDaemonPod(
     spec.tolerations,
     isNoExecute
   );
-  return { shouldRun: false, shouldContinueRunning: evicting === undefined };
+  return {
+    shouldRun: false,
+    shouldContinueRunning: evicting === undefined,
+    rejection: {
+      predicate: 'taint',
+      reason: `untolerated taint ${formatTaint(evicting ?? blocking)}${evicting === undefined ? ' (a running pod stays)' : ' (evicts a running pod)'}`,
+    },
+  };
 }

@@ -121,6 +121,19 @@ export interface RollingUpdatePlan {
   nodesNeedingDaemonPods: string[];
   /** Nodes that should run a daemon pod (scales the own kind's burst). */
   desiredNumberScheduled: number;
+  /** The pass's budgets and what it found using them (plan, explain). */
+  budget: UpdateBudgetUse;
+}
+
+/** How much of the update budget a pass found in use. */
+export interface UpdateBudgetUse {
+  maxUnavailable: number;
+  maxSurge: number;
+  /**
+   * What the pass counted against its limit: unavailable nodes without
+   * surge, surging nodes with it.
+   */
+  inUse: number;
 }
 
 const clamp = (n: number, max: number): number => Math.min(Math.max(n, 0), max);
@@ -169,6 +182,11 @@ const planWithoutSurge = (
     ],
     nodesNeedingDaemonPods: [],
     desiredNumberScheduled: budget.desiredNumberScheduled,
+    budget: {
+      maxUnavailable: budget.maxUnavailable,
+      maxSurge: 0,
+      inUse: numUnavailable,
+    },
   };
 };
 
@@ -244,6 +262,11 @@ const planWithSurge = (
       ...candidateNewNodes.slice(0, remainingSurge),
     ],
     desiredNumberScheduled: budget.desiredNumberScheduled,
+    budget: {
+      maxUnavailable: budget.maxUnavailable,
+      maxSurge: budget.maxSurge,
+      inUse: numSurge,
+    },
   };
 };
 

@@ -48,4 +48,6 @@ export interface SyncContext {
 export interface SyncRead {
   daemonSet: DaemonSet;
   pods: readonly Pod[];
+  /** The current revision's hash, once the sync has constructed history. */
+  hash?: string;
 }

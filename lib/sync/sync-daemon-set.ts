@@ -163,6 +163,7 @@ export const syncDaemonSet = async (
 
   const { cur, old } = await constructHistory(ctx);
   const hash = labelOf(cur, CONTROLLER_REVISION_HASH_LABEL);
+  ctx.read.hash = hash;
 
   if (!(await deps.expectations.satisfiedExpectations(key))) {
     const requeueAfterMs = await updateDaemonSetStatus(ctx, nodes, hash, false);

@@ -78,7 +78,7 @@ export class FightGuard {
       sightings: seen,
     });
     if (seen < FIGHT_THRESHOLD) return;
-    const dsReason = `another controller is acting on DaemonSet ${namespace}/${name} (${foreign.join('; ')}); the reconciler stopped acting on it for an hour. Turn the other controller off, then clear the fence (npm run clusters -- unfence --id ${cluster} --daemonset ${namespace}/${name}).`;
+    const dsReason = `another controller is acting on DaemonSet ${namespace}/${name} (${foreign.join('; ')}); the reconciler stopped acting on it for an hour. Turn the other controller off, then clear the fence (npx dsr clusters unfence --id ${cluster} --daemonset ${namespace}/${name}).`;
     await this.#store.fence(key, dsReason, DAEMON_SET_FENCE_MS);
     this.#metrics.recordControllerConflict(cluster);
     logger.error('controller conflict: DaemonSet fenced', { cluster, foreign });
@@ -89,7 +89,7 @@ export class FightGuard {
       key
     );
     if (fencedDaemonSets < FIGHT_THRESHOLD) return;
-    const reason = `another DaemonSet controller is acting in cluster ${cluster} (${foreign.join('; ')}); the reconciler stopped acting on this cluster. Turn the other controller off, then clear the fence (npm run clusters -- unfence --id ${cluster}).`;
+    const reason = `another DaemonSet controller is acting in cluster ${cluster} (${foreign.join('; ')}); the reconciler stopped acting on this cluster. Turn the other controller off, then clear the fence (npx dsr clusters unfence --id ${cluster}).`;
     await this.#store.fence(cluster, reason);
     logger.error('controller conflict: cluster fenced', { cluster, foreign });
     await events.record(ds, 'Warning', CONTROLLER_CONFLICT_REASON, reason);

@@ -39,7 +39,7 @@ import {
 } from './reconciler-identity.js';
 import { adminHttp } from './sync-loop.js';
 
-const ENTRY = new URL('../../functions/clusters.ts', import.meta.url);
+const ENTRY = new URL('../../functions/dsr.ts', import.meta.url);
 
 /** The `--json` report of one check. */
 interface CheckReport {
@@ -57,9 +57,19 @@ describe('clusters CLI', () => {
   let server: string;
   let ca: Buffer;
 
-  /** Runs the CLI on the test table. */
+  /** Runs the CLI on the test table (DynamoDB Local). */
   const cli = (...argv: string[]) =>
-    runClustersCli([...argv, '--table', table.tableName], {}, () => deps);
+    runClustersCli(
+      [
+        ...argv,
+        '--table',
+        table.tableName,
+        '--endpoint',
+        inject('dynamodbEndpoint'),
+      ],
+      {},
+      () => deps
+    );
 
   /** Writes a kubeconfig for `token` at `serverUrl` trusting `caPem`. */
   const kubeconfig = (
@@ -74,9 +84,19 @@ describe('clusters CLI', () => {
     return file;
   };
 
-  /** Registers `id` with kubeconfig auth and returns its --json check. */
+  /**
+   * Registers `id` with kubeconfig auth, unchecked (add would refuse the
+   * failing ones), and returns its --json check.
+   */
   const addAndCheck = async (id: string, file: string) => {
-    const added = await cli('add', '--id', id, '--kubeconfig', file);
+    const added = await cli(
+      'add',
+      '--id',
+      id,
+      '--kubeconfig',
+      file,
+      '--skip-check'
+    );
     expect(added.stderr).toBe('');
     const json = await cli('check', '--id', id, '--json', '--timeout', '3');
     const text = await cli('check', '--id', id, '--timeout', '3');
@@ -182,11 +202,10 @@ describe('clusters CLI', () => {
         }),
       }
     );
+    const file = kubeconfig('nobody', status.token);
     // Act
-    const { json, text, check } = await addAndCheck(
-      'nobody',
-      kubeconfig('nobody', status.token)
-    );
+    const refused = await cli('add', '--id', 'nobody', '--kubeconfig', file);
+    const { json, text, check } = await addAndCheck('nobody', file);
     // Assess
     expect(json.exitCode).toBe(1);
     expect(check).toMatchObject({
@@ -212,6 +231,14 @@ describe('clusters CLI', () => {
     expect(text.stdout).toContain('pods: list, watch, create, delete, patch');
     expect(text.stdout).not.toContain(status.token);
     expect(json.stdout).not.toContain(status.token);
+    // add ran the same check first, and wrote nothing.
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain(
+      'FAIL  RBAC: 31 of 31 permissions denied; missing:'
+    );
+    expect(refused.stderr).toMatch(
+      /=> FAILED\nerror: cluster nobody not registered: its check failed \(--skip-check registers it anyway\)\n$/
+    );
   });
 
   it('says a server that refuses connections is unreachable', async () => {
@@ -287,11 +314,11 @@ describe('clusters CLI', () => {
     // Assess
     expect(before.exitCode).toBe(0);
     expect(before.stdout).toMatch(
-      /^ID +SERVER +MODE +STATUS +BRIDGE +BUDGET +AUTH\n/
+      /^ID +SERVER +MODE +STATUS +BUDGET +LAST-BRIDGED +AUTH\n/
     );
     expect(before.stdout).toMatch(
       new RegExp(
-        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +Ready +\\S+ +50/100 +kubeconfig `
+        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +Ready +50/100 +never +kubeconfig\\n`
       )
     );
     expect(removed).toMatchObject({
@@ -302,9 +329,9 @@ describe('clusters CLI', () => {
     expect(again.exitCode).toBe(1);
   });
 
-  it('runs as the bundled entry', async () => {
+  it('runs as the bundled `dsr clusters` entry', async () => {
     // Prepare
-    const outfile = path.join(dir, 'clusters.mjs');
+    const outfile = path.join(dir, 'dsr.mjs');
     await build({
       entryPoints: [ENTRY.pathname],
       bundle: true,
@@ -329,6 +356,7 @@ describe('clusters CLI', () => {
         process.execPath,
         [
           outfile,
+          'clusters',
           ...argv,
           '--table',
           table.tableName,

@@ -18,6 +18,7 @@ const ROLES = {
     import.meta.url
   ),
   bridge: new URL('../../infra/kubernetes/rbac-bridge.yaml', import.meta.url),
+  viewer: new URL('../../infra/kubernetes/rbac-viewer.yaml', import.meta.url),
   'bridge-advanced': new URL(
     '../../infra/kubernetes/rbac-bridge-advanced.yaml',
     import.meta.url

@@ -7,6 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ApiErrorReason, isApiError } from '../../errors.js';
 import type {
   AdvancedDaemonSets,
+  ClusterReader,
   DaemonSetMigrationApi,
 } from '../../ports/index.js';
 import {
@@ -20,6 +21,7 @@ import type {
   LabelSelector,
   Pod,
 } from '../../reconcile/k8s/types.js';
+import { KubeClusterReader } from './kube-cluster-reader.js';
 import { KubeHttp } from './kube-http.js';
 import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
@@ -158,6 +160,11 @@ export class KubeAdvancedDaemonSets
       ),
     ]);
     return [...pods, ...revisions];
+  }
+
+  /** Returns a live (uncached) reader of the DaemonSets of `kind`. */
+  reader(kind: DaemonSetKind): ClusterReader {
+    return new KubeClusterReader({ http: this.#http, kind });
   }
 
   close(): void {

@@ -6,6 +6,7 @@ import type { Clock, ExpectationsStore } from '../../ports/index.js';
 import {
   type ExpectationsRecord,
   expectationsSatisfied,
+  lowered,
 } from '../../reconcile/expectations.js';
 
 /** Expectations kept in a Map, keyed by DaemonSet key. */
@@ -37,11 +38,7 @@ export class MemoryExpectationsStore implements ExpectationsStore {
   ): Promise<void> {
     const record = this.#records.get(key);
     if (record === undefined) return;
-    this.#records.set(key, {
-      ...record,
-      add: record.add - add,
-      del: record.del - del,
-    });
+    this.#records.set(key, lowered(record, add, del));
   }
 
   async creationObserved(key: string): Promise<void> {

@@ -6,6 +6,17 @@
  */
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../cli-usage-error.js';
+import {
+  type InspectCommand,
+  parseInspectCommand,
+} from './parse-inspect-args.js';
+
+/** Where kubectl's flags point. */
+interface KubectlFlags {
+  namespace?: string;
+  kubeconfig?: string;
+  context?: string;
+}
 
 /** One parsed `kubectl dsr` invocation. */
 export type PluginCommand =
@@ -39,6 +50,7 @@ export type PluginCommand =
       dryRun: boolean;
       timeoutMs?: number;
     }
+  | (InspectCommand & KubectlFlags)
   | {
       verb: 'get';
       name?: string;
@@ -49,7 +61,9 @@ export type PluginCommand =
     };
 
 /** The text `--help` prints. */
-export const PLUGIN_USAGE = `Manage AdvancedDaemonSets (apps.dsr.dev) the way kubectl manages DaemonSets.
+export const PLUGIN_USAGE = `Manage AdvancedDaemonSets (apps.dsr.dev) the way kubectl manages DaemonSets,
+ask why a node has no daemon pod, and what the next sync would do.
+Installed as both \`dsr\` and \`kubectl dsr\`.
 
 Usage:
   kubectl dsr rollout status advds/NAME [--watch=false] [--timeout=5m]
@@ -58,10 +72,23 @@ Usage:
   kubectl dsr rollout pause|resume|restart advds/NAME
   kubectl dsr set partition advds/NAME N|N%
   kubectl dsr get [NAME] [-A]
+  kubectl dsr plan NAMESPACE/NAME [-o json|yaml]
+                       what the next sync would do: creates, deletes,
+                       surge nodes, update budget left, status, requeue
+  kubectl dsr explain node NODE --ds NAMESPACE/NAME [-o json|yaml]
+                       why NODE has, or has no, daemon pod: the predicate
+                       (nodeName, nodeSelector, affinity term, taint),
+                       failed-pod backoff, partition, canary selector, pause
+  (plan and explain write nothing, need only read access, and take apps/v1
+   DaemonSets (ds/NAME) and AdvancedDaemonSets (advds/NAME) alike)
   kubectl dsr migrate ds/NAME | daemonsets.apps.kruise.io/NAME | advds/NAME [--dry-run]
                        moves a DaemonSet to the own kind (or an
                        AdvancedDaemonSet back to apps/v1) without restarting
                        a pod
+
+  kubectl dsr clusters list|add|check|remove|unfence ...
+                       the reconciler's cluster registry in AWS
+                       ('dsr clusters --help')
 
 Flags:
   -n, --namespace NS   the namespace (default: the context's)
@@ -152,6 +179,18 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
     ...(v.kubeconfig ? { kubeconfig: v.kubeconfig } : {}),
     ...(v.context ? { context: v.context } : {}),
   };
+  if (group === 'plan' || group === 'explain') {
+    return {
+      ...parseInspectCommand(group, [sub, target, value, ...extra], {
+        ...(v.ds === undefined ? {} : { ds: v.ds }),
+        ...(v.output === undefined ? {} : { output: v.output }),
+      }),
+      ...common,
+    };
+  }
+  if (v.ds !== undefined || v.output !== undefined) {
+    throw new CliUsageError(['--ds and -o apply to plan and explain only']);
+  }
   if (group === 'get') {
     return {
       verb: 'get',
@@ -219,6 +258,8 @@ const parse = (args: string[]) =>
       'to-revision': { type: 'string' },
       'all-namespaces': { type: 'boolean', short: 'A' },
       'dry-run': { type: 'boolean' },
+      ds: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -17,7 +17,11 @@ const STATUS_POLL_MS = 1_000;
 
 export type Cmd = Exclude<
   PluginCommand,
-  { verb: 'help' } | { verb: 'get' } | { verb: 'migrate' }
+  | { verb: 'help' }
+  | { verb: 'get' }
+  | { verb: 'migrate' }
+  | { verb: 'plan' }
+  | { verb: 'explain' }
 >;
 
 const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);

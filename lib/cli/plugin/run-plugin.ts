@@ -7,16 +7,19 @@
 import { ApiErrorReason, isApiError } from '../../errors.js';
 import type {
   AdvancedDaemonSets,
+  ClusterReader,
   DaemonSetMigrationApi,
 } from '../../ports/index.js';
 import {
   ADVANCED_DAEMON_SET,
+  type DaemonSetKind,
   KRUISE_DAEMON_SET,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { describeError } from '../describe-error.js';
 import { get } from './get-command.js';
+import { runInspectCommand } from './inspect-command.js';
 import { migrateDaemonSet } from './migrate.js';
 import {
   PLUGIN_USAGE,
@@ -29,7 +32,12 @@ import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
 export interface PluginDeps {
   /** Opens the cluster of `--kubeconfig`/`--context`; `namespace` is the context's. */
   open(target: { kubeconfig?: string; context?: string }): {
-    api: AdvancedDaemonSets & DaemonSetMigrationApi & { close(): void };
+    api: AdvancedDaemonSets &
+      DaemonSetMigrationApi & {
+        /** Reads DaemonSets of `kind` and what a sync reads with them. */
+        reader(kind: DaemonSetKind): ClusterReader;
+        close(): void;
+      };
     namespace: string;
   };
   now(): number;
@@ -98,6 +106,23 @@ export const runPlugin = async (
   try {
     opened = deps.open(command);
     const ns = command.namespace ?? opened.namespace;
+    if (command.verb === 'plan' || command.verb === 'explain') {
+      const api = opened.api;
+      const out = await runInspectCommand(
+        command,
+        (kind) => api.reader(kind),
+        ns,
+        deps.now
+      );
+      const target = command.target;
+      return out === undefined
+        ? {
+            exitCode: 1,
+            stdout: '',
+            stderr: `Error from server (NotFound): no DaemonSet "${target.name}" in namespace ${target.namespace ?? ns}${target.kind === undefined ? ' (of either kind)' : ''}\n`,
+          }
+        : { exitCode: 0, stdout: out, stderr: '' };
+    }
     const stdout =
       command.verb === 'get'
         ? await get(command, opened.api, ns, deps)

@@ -39,15 +39,26 @@ const extractNodeFields = (node: Node): NodeFields => {
   return name === '' ? {} : { [OBJECT_NAME_FIELD]: name };
 };
 
+/** Returns how the node stands against a requirement on `key`. */
+const nodeHas = (what: string, key: string, value: string | undefined) =>
+  value === undefined
+    ? `node has no ${what} ${key}`
+    : `node has ${key}=${value}`;
+
+/** Returns `key Op [v1,v2]`, as the requirement was written. */
+const describeRequirement = (r: NodeSelectorRequirement): string =>
+  `${r.key} ${r.operator}${r.values && r.values.length > 0 ? ` [${r.values.join(',')}]` : ''}`;
+
+/** A parsed requirement: returns why the node fails it, or undefined. */
+type Check = (node: Node, fields: NodeFields) => string | undefined;
+
 /**
  * Returns a check of one field requirement
  * (`nodeSelectorRequirementsAsFieldSelector`).
  *
  * @throws Error on a parse error (operator, value count).
  */
-const parseFieldRequirement = (
-  r: NodeSelectorRequirement
-): ((fields: NodeFields) => boolean) => {
+const parseFieldRequirement = (r: NodeSelectorRequirement): Check => {
   const values = r.values ?? [];
   if (r.operator !== 'In' && r.operator !== 'NotIn') {
     throw new Error(`field selector operator "${r.operator}" not supported`);
@@ -56,40 +67,95 @@ const parseFieldRequirement = (
   if (values.length !== 1 || value === undefined) {
     throw new Error(`field selector "${r.key}" must have one element`);
   }
-  const equal = (fields: NodeFields) => (fields[r.key] ?? '') === value;
-  return r.operator === 'In' ? equal : (fields) => !equal(fields);
+  const want = r.operator === 'In';
+  return (_node, fields) =>
+    ((fields[r.key] ?? '') === value) === want
+      ? undefined
+      : `${describeRequirement(r)}: ${nodeHas('field', r.key, fields[r.key])}`;
+};
+
+/** Returns a check of one label requirement. @throws Error on a parse error. */
+const parseLabelRequirement = (r: NodeSelectorRequirement): Check => {
+  const requirement = newRequirement(r.key, r.operator, r.values ?? []);
+  return (node) => {
+    const labels = node.metadata?.labels;
+    return requirementMatches(requirement, labels)
+      ? undefined
+      : `${describeRequirement(r)}: ${nodeHas('label', r.key, labels?.[r.key])}`;
+  };
 };
 
 /**
- * Returns the term's matcher, or undefined when the term is empty or does
- * not parse (`newNodeSelectorTerm` + `nodeSelectorTerm.match`).
+ * Returns the term's check — why a node fails it, or undefined when it
+ * matches — or the reason it never matches: empty, or it does not parse
+ * (`newNodeSelectorTerm` + `nodeSelectorTerm.match`).
  */
-const parseTerm = (
-  term: NodeSelectorTerm
-): ((node: Node) => boolean) | undefined => {
+const parseTerm = (term: NodeSelectorTerm): Check | string => {
   const expressions = term.matchExpressions ?? [];
   const fields = term.matchFields ?? [];
-  if (expressions.length === 0 && fields.length === 0) return undefined;
-  try {
-    const labels = expressions.map((e) =>
-      newRequirement(e.key, e.operator, e.values ?? [])
-    );
-    const checks = fields.map(parseFieldRequirement);
-    return (node) => {
-      const nodeLabels = node.metadata?.labels;
-      if (!labels.every((r) => requirementMatches(r, nodeLabels))) {
-        return false;
-      }
-      const nodeFields = extractNodeFields(node);
-      return (
-        Object.keys(nodeFields).length === 0 ||
-        checks.every((check) => check(nodeFields))
-      );
-    };
-  } catch {
-    return undefined;
+  if (expressions.length === 0 && fields.length === 0) {
+    return 'empty (never matches)';
   }
+  let labelChecks: Check[];
+  let fieldChecks: Check[];
+  try {
+    labelChecks = expressions.map(parseLabelRequirement);
+    fieldChecks = fields.map(parseFieldRequirement);
+  } catch (e) {
+    return `does not parse (never matches): ${(e as Error).message}`;
+  }
+  return (node, nodeFields) => {
+    for (const check of labelChecks) {
+      const failed = check(node, nodeFields);
+      if (failed !== undefined) return failed;
+    }
+    // A node without a name has no fields: matchFields are skipped.
+    if (Object.keys(nodeFields).length === 0) return undefined;
+    for (const check of fieldChecks) {
+      const failed = check(node, nodeFields);
+      if (failed !== undefined) return failed;
+    }
+    return undefined;
+  };
 };
+
+/**
+ * Returns why the pod spec's nodeSelector or required node affinity does
+ * not select the node — the first unmatched nodeSelector entry, or each
+ * term's first failing requirement — or undefined when both select it
+ * (`GetRequiredNodeAffinity(pod).Match(node)`, parse errors ignored).
+ *
+ * @example
+ * requiredNodeAffinityMismatch({ containers: [], nodeSelector: { a: 'b' } },
+ *   { metadata: { name: 'n' } }); // 'nodeSelector a=b: node has no label a'
+ */
+export function requiredNodeAffinityMismatch(
+  spec: PodSpec,
+  node: Node
+): string | undefined {
+  const labels = node.metadata?.labels ?? {};
+  for (const [key, value] of Object.entries(spec.nodeSelector ?? {})) {
+    if (!Object.hasOwn(labels, key) || labels[key] !== value) {
+      return `nodeSelector ${key}=${value}: ${nodeHas('label', key, Object.hasOwn(labels, key) ? labels[key] : undefined)}`;
+    }
+  }
+  const required =
+    spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  if (required === undefined || required === null) return undefined;
+  const terms = required.nodeSelectorTerms ?? [];
+  if (terms.length === 0) {
+    return 'required node affinity has no terms (matches no node)';
+  }
+  const fields = extractNodeFields(node);
+  const failures: string[] = [];
+  for (const [i, term] of terms.entries()) {
+    const check = parseTerm(term);
+    const failed = typeof check === 'string' ? check : check(node, fields);
+    if (failed === undefined) return undefined;
+    failures.push(`term ${i + 1}: ${failed}`);
+  }
+  return `required node affinity: no term matches (${failures.join('; ')})`;
+}
 
 /**
  * Returns whether the pod spec's nodeSelector and required node affinity
@@ -100,21 +166,10 @@ const parseTerm = (
  * requiredNodeAffinityMatches({ containers: [], nodeSelector: { a: 'b' } },
  *   { metadata: { name: 'n', labels: { a: 'b' } } }); // true
  */
-export function requiredNodeAffinityMatches(
+export const requiredNodeAffinityMatches = (
   spec: PodSpec,
   node: Node
-): boolean {
-  const labels = node.metadata?.labels ?? {};
-  for (const [key, value] of Object.entries(spec.nodeSelector ?? {})) {
-    if (!Object.hasOwn(labels, key) || labels[key] !== value) return false;
-  }
-  const required =
-    spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required === undefined || required === null) return true;
-  return (required.nodeSelectorTerms ?? []).some(
-    (term) => parseTerm(term)?.(node) === true
-  );
-}
+): boolean => requiredNodeAffinityMismatch(spec, node) === undefined;
 
 /**
  * Returns the node a daemon pod targets: `spec.nodeName`, else the single

@@ -8,28 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bundleLocalEntry } from '../../helpers/bundle-local-entry.js';
 import { selfSignedPem } from '../../helpers/self-signed-pem.js';
-import { REPO_ROOT } from '../infra/package-template.js';
 
 const run = promisify(execFile);
-const bundle = join(REPO_ROOT, '.build', 'local-entry-test.mjs');
+let bundle: string;
 
 describe('npm start (functions/local.ts)', () => {
   beforeAll(async () => {
-    await run(
-      join(REPO_ROOT, 'node_modules', '.bin', 'esbuild'),
-      [
-        'functions/local.ts',
-        '--bundle',
-        '--platform=node',
-        '--format=esm',
-        '--target=node22',
-        '--log-level=warning',
-        "--banner:js=import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-        `--outfile=${bundle}`,
-      ],
-      { cwd: REPO_ROOT }
-    );
+    bundle = await bundleLocalEntry('local-entry-test.mjs');
   }, 60_000);
 
   it('prints its usage for --help and exits 0', async () => {

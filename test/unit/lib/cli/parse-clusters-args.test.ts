@@ -36,8 +36,9 @@ describe('parseClustersArgs', () => {
       // Assess
       expect(command).toEqual({
         name: 'list',
-        json: true,
-        table: {
+        output: 'json',
+        noHeaders: false,
+        target: {
           tableName: 'state',
           region: 'eu-west-1',
           endpoint: 'http://127.0.0.1:8000',
@@ -54,8 +55,9 @@ describe('parseClustersArgs', () => {
       // Assess
       expect(command).toEqual({
         name: 'list',
-        json: false,
-        table: { tableName: 'from-env', region: 'us-east-1' },
+        output: 'text',
+        noHeaders: false,
+        target: { tableName: 'from-env', region: 'us-east-1' },
       });
     });
 
@@ -67,7 +69,7 @@ describe('parseClustersArgs', () => {
       );
       // Assess
       expect(command).toMatchObject({
-        table: { tableName: 'flag', region: 'eu-central-1' },
+        target: { tableName: 'flag', region: 'eu-central-1' },
       });
     });
 
@@ -95,8 +97,8 @@ describe('parseClustersArgs', () => {
       // Assess
       expect(command).toEqual({
         name: 'add',
-        json: false,
-        table: { tableName: 't' },
+        output: 'text',
+        target: { tableName: 't' },
         add: {
           id: 'prod',
           eksCluster: 'prod-eks',
@@ -122,6 +124,8 @@ describe('parseClustersArgs', () => {
           'x',
           '--kubeconfig',
           'k',
+          '--endpoint',
+          'http://127.0.0.1:8000',
           '--skip-check',
           '--timeout',
           '2',
@@ -143,6 +147,8 @@ describe('parseClustersArgs', () => {
             'x',
             '--kubeconfig',
             'k',
+            '--endpoint',
+            'http://127.0.0.1:8000',
             '--timeout',
             '0',
           ],
@@ -167,7 +173,18 @@ describe('parseClustersArgs', () => {
     ])('reads $name', ({ extra, mode, replace }) => {
       // Act
       const command = parseClustersArgs(
-        ['add', '--table', 't', '--id', 'x', '--kubeconfig', 'k', ...extra],
+        [
+          'add',
+          '--table',
+          't',
+          '--id',
+          'x',
+          '--kubeconfig',
+          'k',
+          '--endpoint',
+          'http://127.0.0.1:8000',
+          ...extra,
+        ],
         {}
       );
       // Assess
@@ -194,8 +211,8 @@ describe('parseClustersArgs', () => {
       // Assess
       expect(command).toEqual({
         name: 'check',
-        json: false,
-        table: { tableName: 't' },
+        output: 'text',
+        target: { tableName: 't' },
         id,
         timeoutMs,
       });
@@ -210,14 +227,14 @@ describe('parseClustersArgs', () => {
       // Assess
       expect(command).toEqual({
         name: 'remove',
-        json: false,
-        table: { tableName: 't' },
+        output: 'text',
+        target: { tableName: 't' },
         id: 'prod',
       });
     });
 
-    it.each([[['--help']], [['-h']], [['help']], [['add', '--help']]])(
-      'asks for help with %j',
+    it.each([[['--help']], [['-h']], [['help']]])(
+      'asks for the overview with %j',
       (argv) => {
         // Act
         const command = parseClustersArgs(argv, {});
@@ -225,6 +242,17 @@ describe('parseClustersArgs', () => {
         expect(command).toEqual({ name: 'help' });
       }
     );
+
+    it.each([
+      [['add', '--help']],
+      [['add', '-h', '--id', 'x']],
+      [['help', 'add']],
+    ])("asks for add's own help with %j", (argv) => {
+      // Act
+      const command = parseClustersArgs(argv, {});
+      // Assess
+      expect(command).toEqual({ name: 'help', topic: 'add' });
+    });
   });
 
   describe('when the command line is wrong', () => {
@@ -253,11 +281,19 @@ describe('parseClustersArgs', () => {
       {
         name: 'no table',
         argv: ['list'],
-        problem: /^--table NAME \(or TABLE_NAME\) is required$/,
+        problem: /^give --table NAME \(or TABLE_NAME\) or --stage NAME$/,
       },
       {
         name: 'add without --id',
-        argv: ['add', '--table', 't', '--kubeconfig', 'k'],
+        argv: [
+          'add',
+          '--table',
+          't',
+          '--kubeconfig',
+          'k',
+          '--endpoint',
+          'http://127.0.0.1:8000',
+        ],
         problem: /^add needs --id ID$/,
       },
       {
@@ -310,7 +346,7 @@ describe('parseClustersArgs', () => {
       expect(problems).toEqual([
         '--server does not apply to remove',
         '--mode does not apply to remove',
-        '--table NAME (or TABLE_NAME) is required',
+        'give --table NAME (or TABLE_NAME) or --stage NAME',
         'remove needs --id ID',
       ]);
     });

@@ -30,6 +30,8 @@ contexts:
 current-context: c
 `;
 
+const LOCAL_DYNAMODB = 'http://127.0.0.1:8000';
+
 /** A cluster's probe answering every question of a check, but `overrides`. */
 const answering = (
   overrides: Partial<CheckConnection['probe']> = {}
@@ -51,8 +53,13 @@ describe('runClustersCli', () => {
   let health: MemoryClusterHealthStore;
   let leases: MemoryBridgeLeaseStore;
   let deps: ClustersCliDeps;
+  /** Runs the CLI on DynamoDB Local's table `state` (deps stand in for it). */
   const run = (...argv: string[]) =>
-    runClustersCli(['--table', 'state', ...argv], {}, () => deps);
+    runClustersCli(
+      ['--table', 'state', '--endpoint', LOCAL_DYNAMODB, ...argv],
+      {},
+      () => deps
+    );
   const addLocal = (id: string, ...extra: string[]) =>
     run('add', '--id', id, '--kubeconfig', kubeconfig, ...extra);
 
@@ -78,9 +85,8 @@ describe('runClustersCli', () => {
     leases = new MemoryBridgeLeaseStore({ clock: systemClock });
     deps = {
       registry,
-      connect: async () => {
-        throw new ReconcilerError('no cluster in unit tests');
-      },
+      // A cluster that passes every check (add runs them before writing).
+      connect: async () => ({ probe: answering(), close: () => undefined }),
       serverOf: serverOfRecord,
       readTextFile: (file) => readFileSync(file, 'utf8'),
       ownership,
@@ -114,17 +120,32 @@ describe('runClustersCli', () => {
       // Act
       const added = await addLocal('local', '--mode', 'economy');
       const listed = await run('list');
+      const wide = await run('list', '-o', 'wide');
       const removed = await run('remove', '--id', 'local');
       const after = await run('list');
       // Assess
       expect(added).toEqual({
         exitCode: 0,
-        stdout: `added cluster local: https://10.0.0.1:6443, economy mode, auth kubeconfig ${kubeconfig}\nwarning: could not tell whether another DaemonSet controller is active: cannot connect: no cluster in unit tests\nnext: npm run clusters -- check --id local --table state\n`,
+        stdout: [
+          'cluster local (https://10.0.0.1:6443)',
+          '  ok    reachable: Kubernetes v1.36.3',
+          '  ok    authenticated as admin',
+          '  ok    RBAC: all 31 permissions of infra/kubernetes/rbac.yaml granted',
+          '  note  kubeconfig auth is for local runs only: the deployed functions cannot read this file',
+          '  => OK',
+          `added cluster local: https://10.0.0.1:6443, economy mode, auth kubeconfig ${kubeconfig}`,
+          '',
+        ].join('\n'),
         stderr: '',
       });
       expect(listed.stdout.split('\n')).toEqual([
-        'ID     SERVER                 MODE     STATUS  BRIDGE  BUDGET  AUTH',
-        `local  https://10.0.0.1:6443  economy  Ready   never   50/100  kubeconfig ${kubeconfig}`,
+        'ID     SERVER                 MODE     STATUS  BUDGET  LAST-BRIDGED  AUTH',
+        'local  https://10.0.0.1:6443  economy  Ready   50/100  never         kubeconfig',
+        '',
+      ]);
+      expect(wide.stdout.split('\n')).toEqual([
+        'ID     SERVER                 MODE     STATUS  BUDGET  LAST-BRIDGED  BRIDGE  NODES  OWNERSHIP  AUTH',
+        `local  https://10.0.0.1:6443  economy  Ready   50/100  never         never   -      apps/v1    kubeconfig ${kubeconfig}`,
         '',
       ]);
       expect(removed).toEqual({
@@ -162,8 +183,17 @@ describe('runClustersCli', () => {
         expect(added).toEqual({
           exitCode: 1,
           stdout: '',
-          stderr:
-            'error: not registered: ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off (--skip-check registers it anyway)\n',
+          stderr: [
+            'cluster eks (https://10.0.0.1:6443)',
+            '  ok    reachable: Kubernetes v1.36.3',
+            '  ok    authenticated as admin',
+            '  ok    RBAC: all 31 permissions of infra/kubernetes/rbac.yaml granted',
+            '  FAIL  ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off',
+            '  note  kubeconfig auth is for local runs only: the deployed functions cannot read this file',
+            '  => FAILED',
+            'error: cluster eks not registered: its check failed (--skip-check registers it anyway)',
+            '',
+          ].join('\n'),
         });
         expect((await registry.list()).records).toEqual([]);
       });
@@ -205,7 +235,7 @@ describe('runClustersCli', () => {
         expect(probed).toEqual(['daemonSetStatusManagers']);
       });
 
-      it('warns, and still adds, when the cluster does not answer in time', async () => {
+      it('notes, and still adds, when the ownership question gets no answer in time', async () => {
         // Prepare
         let closed = 0;
         deps.connect = async () => ({
@@ -221,12 +251,12 @@ describe('runClustersCli', () => {
         // Assess
         expect(added.exitCode).toBe(0);
         expect(added.stdout).toContain(
-          'warning: could not tell whether another DaemonSet controller is active: no answer within 0.05 s\n'
+          '  note  could not tell whether another DaemonSet controller is active: no answer within 0.05 s\n'
         );
         expect(closed).toBeGreaterThan(0);
       });
 
-      it('warns, and still adds, when the probe fails', async () => {
+      it('notes, and still adds, when the ownership probe fails', async () => {
         // Prepare
         deps.connect = async () => ({
           probe: answering({
@@ -241,7 +271,7 @@ describe('runClustersCli', () => {
         // Assess
         expect(added.exitCode).toBe(0);
         expect(added.stdout).toContain(
-          'warning: could not tell whether another DaemonSet controller is active: forbidden: list daemonsets\n'
+          '  note  could not tell whether another DaemonSet controller is active: forbidden: list daemonsets\n'
         );
       });
     });
@@ -261,6 +291,7 @@ describe('runClustersCli', () => {
             server: 'https://10.0.0.1:6443',
             auth: { type: 'kubeconfig', path: kubeconfig, context: 'c' },
             mode: 'watch',
+            ownership: 'apps/v1',
             status: 'Ready',
             bridge: 'never',
             budget: '50/100',
@@ -270,6 +301,7 @@ describe('runClustersCli', () => {
             server: 'https://10.0.0.2:6443',
             auth: { type: 'kubeconfig', path: otherServer },
             mode: 'watch',
+            ownership: 'apps/v1',
             status: 'Ready',
             bridge: 'never',
             budget: '50/100',
@@ -340,8 +372,8 @@ describe('runClustersCli', () => {
       // Assess
       expect(listed.exitCode).toBe(1);
       expect(listed.stdout.split('\n')).toEqual([
-        'ID  SERVER                 MODE   STATUS  BRIDGE  BUDGET  AUTH',
-        `a   https://10.0.0.1:6443  watch  Ready   never   50/100  kubeconfig ${kubeconfig}`,
+        'ID  SERVER                 MODE   STATUS  BUDGET  LAST-BRIDGED  AUTH',
+        'a   https://10.0.0.1:6443  watch  Ready   50/100  never         kubeconfig',
         'invalid record cluster#b (skipped): cluster b: unknown field "color"',
         '',
       ]);
@@ -349,7 +381,7 @@ describe('runClustersCli', () => {
       expect(checked.stdout).toContain(
         'invalid record cluster#b (skipped): cluster b: unknown field "color"'
       );
-      expect(checked.stdout).toContain('0 of 2 clusters OK');
+      expect(checked.stdout).toContain('1 of 2 clusters OK');
     });
 
     it('refuses to overwrite a cluster unless told to', async () => {
@@ -369,7 +401,7 @@ describe('runClustersCli', () => {
         `error: cluster local is already registered (kubeconfig ${kubeconfig}); pass --replace to overwrite it\n`
       );
       expect(replaced.exitCode).toBe(0);
-      expect(replaced.stdout).toMatch(/^replaced cluster local: /);
+      expect(replaced.stdout).toMatch(/ => OK\nreplaced cluster local: /);
       expect((await registry.get('local'))?.bridgeMode).toBe('economy');
     });
 
@@ -402,6 +434,7 @@ describe('runClustersCli', () => {
         expect.stringMatching(
           /^error: --secret-arn must name a Secrets Manager secret under dsr\//
         ),
+        "See 'npx dsr clusters add --help'.",
         '',
       ]);
       expect((await registry.list()).records).toEqual([]);
@@ -412,6 +445,9 @@ describe('runClustersCli', () => {
     it('reports a cluster it cannot connect to, with exit code 1', async () => {
       // Prepare
       await addLocal('local');
+      deps.connect = async () => {
+        throw new ReconcilerError('no cluster in unit tests');
+      };
       // Act
       const text = await run('check', '--id', 'local');
       const json = await run('check', '--json');
@@ -490,18 +526,21 @@ describe('runClustersCli', () => {
       const help = await runClustersCli(['--help'], {}, () => deps);
       // Assess
       expect(help.exitCode).toBe(0);
-      expect(help.stdout).toMatch(/^usage: npm run clusters -- <command>/);
+      expect(help.stdout).toMatch(/^usage: npx dsr clusters <command>/);
     });
 
-    it('prints the problems and the usage for a bad command line', async () => {
+    it('prints the problem and where the command’s help is for a bad command line', async () => {
       // Act
       const out = await runClustersCli(['list', '--tabel', 't'], {}, () => {
         throw new Error('no deps for a bad command line');
       });
       // Assess
-      expect(out.exitCode).toBe(2);
-      expect(out.stdout).toBe('');
-      expect(out.stderr).toMatch(/^error: .*--tabel.*\n\nusage: /);
+      expect(out).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr:
+          "error: unknown option --tabel (did you mean --table?)\nSee 'npx dsr clusters list --help'.\n",
+      });
     });
 
     it('prints each invalid record of a failing list', async () => {

@@ -434,6 +434,11 @@ describe('planRollingUpdate without surge', () => {
     const got = plan(ds, makeNodes(0, 6), byNode);
     // Assess
     expect(got.podsToDelete).toEqual([]);
+    expect(got.budget).toEqual({
+      maxUnavailable: 4,
+      maxSurge: 0,
+      inUse: 4,
+    });
   });
 
   it('skips available old pods once unavailable nodes fill the budget', () => {
@@ -511,6 +516,7 @@ describe('planRollingUpdate with surge', () => {
       podsToDelete: [],
       nodesNeedingDaemonPods: ['node-0', 'node-1'],
       desiredNumberScheduled: 3,
+      budget: { maxUnavailable: 0, maxSurge: 2, inUse: 0 },
     });
   });
 
@@ -543,6 +549,7 @@ describe('planRollingUpdate with surge', () => {
       podsToDelete: names([staleDone]),
       nodesNeedingDaemonPods: [],
       desiredNumberScheduled: 3,
+      budget: { maxUnavailable: 0, maxSurge: 1, inUse: 1 },
     });
   });
 
@@ -572,6 +579,7 @@ describe('planRollingUpdate with surge', () => {
       podsToDelete: [],
       nodesNeedingDaemonPods: [],
       desiredNumberScheduled: 2,
+      budget: { maxUnavailable: 0, maxSurge: 1, inUse: 0 },
     });
   });
 

@@ -1,0 +1,23 @@
+/**
+ * `dsr`, the product's command, bundled once into .build/dsr.mjs (npm's
+ * `prepare`) and installed under two names: `dsr` and `kubectl-dsr`, so
+ * that kubectl finds it as a plugin.
+ *
+ *   npx dsr clusters list --stage prod          # the registry (AWS side)
+ *   kubectl dsr plan kube-system/node-agent     # a cluster (kubeconfig side)
+ *
+ * `clusters` talks to the state table; every other command to a cluster.
+ */
+import { runClusters } from './clusters.js';
+import { runKubectlDsr } from './kubectl-dsr.js';
+
+const [first, ...rest] = process.argv.slice(2);
+const out =
+  first === 'clusters'
+    ? await runClusters(rest)
+    : await runKubectlDsr(process.argv.slice(2));
+process.stdout.write(out.stdout);
+process.stderr.write(out.stderr);
+// Exit at once: keep-alive sockets of the SDK and of a timed-out check must
+// not hold the process open (writes to pipes and files are synchronous).
+process.exit(out.exitCode);

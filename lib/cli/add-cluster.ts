@@ -1,0 +1,111 @@
+/**
+ * `clusters add`: validates the options into a record, refuses a second
+ * registration of an id or of an API server, checks the cluster as `check`
+ * does (unless `--skip-check`) and writes the record only if it passes.
+ */
+import { checkCluster } from './check-cluster.js';
+import { clusterRecordFromOptions } from './cluster-record-from-options.js';
+import { type ClustersCliDeps, recordSummary } from './clusters-cli-deps.js';
+import type {
+  RegistryCommand,
+  TableLocator,
+  TableTarget,
+} from './clusters-command.js';
+import { describeAuth, formatCheck } from './format-clusters-output.js';
+import { failed, type Outcome } from './render-output.js';
+
+type AddCommand = Extract<RegistryCommand, { name: 'add' }>;
+
+/** Returns the options that name the table, as the operator gave them. */
+const tableArgs = (target: TableLocator): string =>
+  [
+    'stage' in target
+      ? `--stage ${target.stage}`
+      : `--table ${target.tableName}`,
+    target.region === undefined ? '' : ` --region ${target.region}`,
+    'endpoint' in target && target.endpoint !== undefined
+      ? ` --endpoint ${target.endpoint}`
+      : '',
+  ].join('');
+
+/** Returns why the record may not be written under its id or server. */
+const conflictOf = async (
+  command: AddCommand,
+  record: ReturnType<typeof clusterRecordFromOptions>,
+  deps: ClustersCliDeps
+): Promise<{ refusal?: string; replacing: boolean }> => {
+  const existing = await deps.registry.get(record.id);
+  if (existing !== undefined && !command.add.replace) {
+    return {
+      refusal: `cluster ${record.id} is already registered (${describeAuth(existing.auth)}); pass --replace to overwrite it`,
+      replacing: true,
+    };
+  }
+  // Two ids for one API server would be two reconcilers of one cluster,
+  // with separate queues and expectations: duplicate pods.
+  const server = deps.serverOf(record);
+  const twin = (await deps.registry.list()).records.find(
+    (r) => r.id !== record.id && server !== '' && deps.serverOf(r) === server
+  );
+  if (twin !== undefined) {
+    return {
+      refusal: `${server} is already registered as cluster ${twin.id}; one API server takes one registration`,
+      replacing: existing !== undefined,
+    };
+  }
+  return { replacing: existing !== undefined };
+};
+
+/**
+ * Runs `clusters add`; options that do not make a valid record throw a
+ * CliUsageError (exit code 2). A failed check prints its report and
+ * writes nothing (exit code 1).
+ */
+export const addCluster = async (
+  command: AddCommand,
+  table: TableTarget,
+  deps: ClustersCliDeps
+): Promise<Outcome> => {
+  const record = clusterRecordFromOptions(command.add, {
+    readTextFile: deps.readTextFile,
+    region: table.region,
+  });
+  const conflict = await conflictOf(command, record, deps);
+  if (conflict.refusal !== undefined) return failed(conflict.refusal);
+  const check = command.add.skipCheck
+    ? undefined
+    : await checkCluster(record, {
+        connect: deps.connect,
+        serverOf: deps.serverOf,
+        timeoutMs: command.timeoutMs,
+      });
+  const report = check === undefined ? [] : formatCheck(check);
+  if (check !== undefined && !check.ok) {
+    const message = `cluster ${record.id} not registered: its check failed (--skip-check registers it anyway)`;
+    return {
+      exitCode: 1,
+      lines: [...report, `error: ${message}`],
+      json: { error: message, check },
+      error: true,
+    };
+  }
+  await deps.registry.put(record);
+  const verb = conflict.replacing ? 'replaced' : 'added';
+  return {
+    exitCode: 0,
+    lines: [
+      ...report,
+      `${verb} cluster ${record.id}: ${deps.serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
+      ...(check === undefined
+        ? [
+            `next: npx dsr clusters check --id ${record.id} ${tableArgs(command.target)}`,
+          ]
+        : []),
+    ],
+    json: {
+      [verb]: record.id,
+      record: recordSummary(record, deps),
+      ...(check === undefined ? {} : { check }),
+    },
+  };
+};

@@ -1,0 +1,47 @@
+/**
+ * What the commands of the cluster registry CLI run against: the registry,
+ * the clusters, and the reconcilers' state in the table.
+ */
+import type {
+  BridgeLeaseStore,
+  ClusterHealthStore,
+  ClusterRecord,
+  ClusterRegistry,
+  OwnershipStore,
+} from '../ports/index.js';
+import type { CheckConnection } from './check-cluster.js';
+
+/** A registry the CLI can also write (DynamoClusterRegistry is one). */
+export interface ClusterRegistryAdmin extends ClusterRegistry {
+  put(record: ClusterRecord): Promise<void> | void;
+  remove(id: string): Promise<void> | void;
+}
+
+/** What the commands run against, built once the table is known. */
+export interface ClustersCliDeps {
+  registry: ClusterRegistryAdmin;
+  /** Opens a cluster as the deployed functions do (ClusterConnector). */
+  connect(record: ClusterRecord): Promise<CheckConnection>;
+  /** Returns the record's API server URL (from the file for kubeconfig). */
+  serverOf(record: ClusterRecord): string;
+  /** Returns a file's text (CA bundles, kubeconfig files). */
+  readTextFile(file: string): string;
+  /** Fences set by fight detection. */
+  ownership: Pick<OwnershipStore, 'getFence' | 'clearFence'>;
+  /** The clusters' breakers. */
+  health: Pick<ClusterHealthStore, 'get'>;
+  /** The bridges' leases: their state, and a resync after an unfence. */
+  leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
+}
+
+/** Returns a record as `-o json` shows it (no credential in it). */
+export const recordSummary = (
+  record: ClusterRecord,
+  deps: Pick<ClustersCliDeps, 'serverOf'>
+) => ({
+  id: record.id,
+  server: deps.serverOf(record),
+  auth: record.auth,
+  mode: record.bridgeMode,
+  ownership: record.ownership,
+});

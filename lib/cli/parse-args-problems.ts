@@ -1,0 +1,132 @@
+/**
+ * What node:util `parseArgs` refused, in one short line per problem instead
+ * of its own messages ("Unknown option '-o'. To specify a positional
+ * argument starting with a '-', place it at the end of the command after
+ * '--', as in '-- "-o"'), with the option the operator probably meant.
+ */
+import { parseArgs } from 'node:util';
+
+/** The options of a command line, as parseArgs takes them. */
+export type OptionSpecs = Readonly<
+  Record<string, { type: 'string' | 'boolean'; short?: string }>
+>;
+
+/** Returns the edit distance of two short strings (Levenshtein). */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+};
+
+/** Returns ` (did you mean --x?)` for a near miss of a known option, or ''. */
+const suggestion = (name: string, options: OptionSpecs): string => {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const known of Object.keys(options)) {
+    const d = distance(name, known);
+    if (d < bestDistance) {
+      best = known;
+      bestDistance = d;
+    }
+  }
+  return best === undefined ? '' : ` (did you mean --${best}?)`;
+};
+
+/** Whether parseArgs takes `value` for an option rather than a value. */
+const isOptionLike = (value: string | undefined): value is string =>
+  value !== undefined && value.length > 1 && value.startsWith('-');
+
+/** Whether `arg` names one of `options` (`--table`, `-o`, `--json=x`). */
+const isKnownOption = (arg: string, options: OptionSpecs): boolean => {
+  const name = arg.replace(/^--?/, '').split('=')[0] ?? '';
+  return arg.startsWith('--')
+    ? Object.hasOwn(options, name)
+    : Object.values(options).some((o) => o.short === name[0]);
+};
+
+/** Parses leniently: every token, whatever the options are. */
+const lenientParse = (argv: readonly string[], options: OptionSpecs) =>
+  parseArgs({
+    args: [...argv],
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+
+/**
+ * Returns what is wrong with `argv`, one line per problem, for a command
+ * line a strict parseArgs refused; `fallback` (its own message) when no
+ * token explains it.
+ */
+export const parseArgsProblems = (
+  argv: readonly string[],
+  options: OptionSpecs,
+  fallback: string
+): string[] => {
+  const problems: string[] = [];
+  for (const token of lenientParse(argv, options).tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = options[token.name];
+    const raw = token.rawName;
+    if (spec === undefined) {
+      // A short option is one letter: any other one is "near" it.
+      const hint = raw.startsWith('--') ? suggestion(token.name, options) : '';
+      problems.push(`unknown option ${raw}${hint}`);
+    } else if (spec.type === 'boolean' && token.value !== undefined) {
+      problems.push(`${raw} takes no value`);
+    } else if (spec.type === 'string' && token.value === undefined) {
+      problems.push(`${raw} needs a value`);
+    } else if (
+      spec.type === 'string' &&
+      !token.inlineValue &&
+      isOptionLike(token.value)
+    ) {
+      // parseArgs takes no separate value that looks like an option.
+      problems.push(
+        isKnownOption(token.value, options)
+          ? `${raw} needs a value`
+          : `${raw} needs a value; write ${raw}=${token.value} for one that starts with "-"`
+      );
+    }
+  }
+  return problems.length > 0 ? problems : [fallback.split('\n')[0] ?? fallback];
+};
+
+/** What a command line asks for, read even when it does not parse. */
+export interface InvocationHints {
+  /** The first positional argument (the command's name), if any. */
+  first?: string;
+  /** Whether `--json` or `-o json` was given (or `-o yaml`). */
+  output: 'text' | 'json' | 'yaml';
+}
+
+/**
+ * Returns the command name and output format `argv` asks for, without
+ * refusing anything: a refused command line still gets its errors in the
+ * format asked for and a pointer to the right help.
+ */
+export const invocationHints = (
+  argv: readonly string[],
+  options: OptionSpecs
+): InvocationHints => {
+  const { values, positionals } = lenientParse(argv, options);
+  const output =
+    values.output === 'json' || values.json === true
+      ? 'json'
+      : values.output === 'yaml'
+        ? 'yaml'
+        : 'text';
+  const [first] = positionals;
+  return { ...(first === undefined ? {} : { first }), output };
+};

@@ -1,0 +1,70 @@
+/**
+ * Runs `plan` and `explain`: finds the DaemonSet (the own kind first when
+ * the target does not say), dry-runs its next sync on the live cluster and
+ * prints the report as text, JSON or YAML. Needs only read access.
+ */
+import { dump as dumpYaml } from 'js-yaml';
+import type { ClusterReader } from '../../ports/index.js';
+import {
+  ADVANCED_DAEMON_SET,
+  type DaemonSetKind,
+  NATIVE_DAEMON_SET,
+} from '../../reconcile/k8s/daemon-set-kind.js';
+import { planNextSync } from '../../sync/plan-next-sync.js';
+import { explainReport, formatExplanation } from './explain-command.js';
+import type { InspectCommand, InspectOutput } from './parse-inspect-args.js';
+import { formatPlan, planReport } from './plan-command.js';
+
+/** The cluster id plan and explain key their dry run with. */
+const CLUSTER = 'kubectl';
+
+/** Returns the readers to try, in order, for the target's kind. */
+const kindsToTry = (kind: InspectCommand['target']['kind']): DaemonSetKind[] =>
+  kind === 'apps/v1'
+    ? [NATIVE_DAEMON_SET]
+    : kind === undefined
+      ? [ADVANCED_DAEMON_SET, NATIVE_DAEMON_SET]
+      : [ADVANCED_DAEMON_SET];
+
+const render = (
+  report: object,
+  output: InspectOutput,
+  text: () => string[]
+): string =>
+  output === 'json'
+    ? `${JSON.stringify(report, null, 2)}\n`
+    : output === 'yaml'
+      ? dumpYaml(report, { noRefs: true })
+      : `${text().join('\n')}\n`;
+
+/**
+ * Returns what `plan` or `explain` prints, or undefined when no DaemonSet
+ * of the target's kinds has that name.
+ */
+export const runInspectCommand = async (
+  c: InspectCommand,
+  readerFor: (kind: DaemonSetKind) => ClusterReader,
+  namespace: string,
+  now: () => number
+): Promise<string | undefined> => {
+  const ns = c.target.namespace ?? namespace;
+  const key = `${CLUSTER}/${ns}/${c.target.name}`;
+  for (const kind of kindsToTry(c.target.kind)) {
+    const reader = readerFor(kind);
+    const next = await planNextSync(key, { reader, clock: { now } });
+    const { daemonSet } = next;
+    if (daemonSet === undefined) continue;
+    if (c.verb === 'plan') {
+      const report = planReport({ ...next, daemonSet }, now());
+      return render(report, c.output, () => formatPlan(report));
+    }
+    const report = explainReport(
+      { ...next, daemonSet },
+      c.node,
+      now(),
+      CLUSTER
+    );
+    return render(report, c.output, () => formatExplanation(report));
+  }
+  return undefined;
+};

@@ -1,0 +1,182 @@
+/**
+ * `clusters add` checks the cluster as `check` does before it writes (a
+ * failed check writes nothing and prints the report), unless --skip-check;
+ * kubeconfig records go to DynamoDB Local only; `check` prints its verdict
+ * last; unfence and remove refuse an id that is not registered.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReconcilerError } from '#lib/errors.js';
+import {
+  answering,
+  type ClustersCliBed,
+  createClustersCliBed,
+  LOCAL_DYNAMODB,
+} from '#test/helpers/clusters-cli-bed.js';
+
+const KUBECONFIG_NEEDS_ENDPOINT =
+  'error: --kubeconfig registers a file on this machine, which the deployed functions cannot read: it needs --endpoint (DynamoDB Local); register a deployed cluster with --eks-cluster or --secret-arn';
+
+describe('clusters add, check, unfence and remove', () => {
+  let bed: ClustersCliBed;
+  let file: string;
+  let connects: number;
+
+  beforeEach(() => {
+    bed = createClustersCliBed();
+    file = bed.kubeconfig('https://10.0.0.1:6443');
+    connects = 0;
+    bed.deps.connect = async () => {
+      connects++;
+      throw new ReconcilerError('connect ECONNREFUSED 10.0.0.1:6443');
+    };
+  });
+
+  afterEach(() => bed.cleanup());
+
+  describe('add', () => {
+    it('writes nothing for a cluster that fails its check, and prints the report, exit code 1', async () => {
+      // Act
+      const added = await bed.run('add', '--id', 'prod', '--kubeconfig', file);
+      // Assess
+      expect(added).toEqual({
+        exitCode: 1,
+        stdout: '',
+        stderr: [
+          'cluster prod (https://10.0.0.1:6443)',
+          '  FAIL  cannot connect: connect ECONNREFUSED 10.0.0.1:6443',
+          '  note  kubeconfig auth is for local runs only: the deployed functions cannot read this file',
+          '  => FAILED',
+          'error: cluster prod not registered: its check failed (--skip-check registers it anyway)',
+          '',
+        ].join('\n'),
+      });
+      expect((await bed.registry.list()).records).toEqual([]);
+    });
+
+    it('prints the failed check as JSON with -o json', async () => {
+      // Act
+      const added = await bed.run(
+        'add',
+        '--id',
+        'prod',
+        '--kubeconfig',
+        file,
+        '-o',
+        'json'
+      );
+      // Assess
+      expect(added.exitCode).toBe(1);
+      expect(added.stdout).toBe('');
+      expect(JSON.parse(added.stderr)).toMatchObject({
+        error:
+          'cluster prod not registered: its check failed (--skip-check registers it anyway)',
+        check: {
+          id: 'prod',
+          ok: false,
+          problems: ['cannot connect: connect ECONNREFUSED 10.0.0.1:6443'],
+        },
+      });
+    });
+
+    it('writes without connecting with --skip-check, and names the same table in its next step', async () => {
+      // Act
+      const added = await bed.run(
+        'add',
+        '--id',
+        'prod',
+        '--kubeconfig',
+        file,
+        '--skip-check'
+      );
+      // Assess
+      expect(added).toEqual({
+        exitCode: 0,
+        stdout: `added cluster prod: https://10.0.0.1:6443, watch mode, auth kubeconfig ${file}\nnext: npx dsr clusters check --id prod --table state --endpoint ${LOCAL_DYNAMODB}\n`,
+        stderr: '',
+      });
+      expect(connects).toBe(0);
+      expect((await bed.registry.get('prod'))?.id).toBe('prod');
+    });
+
+    it.each([
+      { name: 'no --endpoint', extra: [] },
+      {
+        name: 'the endpoint of AWS DynamoDB',
+        extra: ['--endpoint', 'https://dynamodb.eu-west-1.amazonaws.com'],
+      },
+    ])('refuses --kubeconfig with $name, exit code 2', async ({ extra }) => {
+      // Act
+      const added = await bed.runRaw([
+        'add',
+        '--table',
+        'dsr-prod-state',
+        '--id',
+        'prod',
+        '--kubeconfig',
+        file,
+        '--skip-check',
+        ...extra,
+      ]);
+      // Assess
+      expect(added).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `${KUBECONFIG_NEEDS_ENDPOINT}\nSee 'npx dsr clusters add --help'.\n`,
+      });
+      expect((await bed.registry.list()).records).toEqual([]);
+    });
+  });
+
+  describe('check', () => {
+    it('prints the breaker’s state before the verdict, which comes last', async () => {
+      // Prepare
+      bed.deps.connect = async () => ({
+        probe: answering(),
+        close: () => undefined,
+      });
+      await bed.run('add', '--id', 'prod', '--kubeconfig', file);
+      await bed.health.recordFailure('prod', 'timed out', () => 60_000);
+      // Act
+      const checked = await bed.run('check', '--id', 'prod');
+      // Assess
+      const lines = checked.stdout.trimEnd().split('\n');
+      expect(checked.exitCode).toBe(0);
+      expect(lines.at(-2)).toMatch(
+        /^ {2}reconcilers saw 1 cluster-level failure\(s\), backed off until .*; last: timed out$/
+      );
+      expect(lines.at(-1)).toBe('  => OK');
+    });
+  });
+
+  describe('ids that are not registered', () => {
+    it.each([
+      {
+        argv: ['unfence', '--id', 'prdo'],
+        error: 'cluster prdo is not registered',
+      },
+      {
+        argv: ['unfence', '--id', 'prdo', '--daemonset', 'kube-system/agent'],
+        error: 'cluster prdo is not registered',
+      },
+      {
+        argv: ['remove', '--id', 'prdo'],
+        error: 'cluster prdo is not registered in state; nothing removed',
+      },
+    ])(
+      'refuses $argv, exit code 1, in text and JSON',
+      async ({ argv, error }) => {
+        // Act
+        const text = await bed.run(...argv);
+        const json = await bed.run(...argv, '--json');
+        // Assess
+        expect(text).toEqual({
+          exitCode: 1,
+          stdout: '',
+          stderr: `error: ${error}\n`,
+        });
+        expect(json.exitCode).toBe(1);
+        expect(JSON.parse(json.stderr)).toEqual({ error });
+      }
+    );
+  });
+});
