@@ -5,8 +5,9 @@
  * a property of the blob, searchable in Logs Insights: a custom metric per
  * cluster costs $0.30 a month each, about $2.10 per cluster-month for the
  * six of a sync and the bridge's checkpoint age, most of an idle cluster's
- * bill. `perCluster` adds the cluster as a dimension, so a sick cluster
- * shows up on its own graph (opt-in).
+ * bill. `perCluster` adds a second dimension set with the cluster, so a
+ * sick cluster shows up on its own graph (opt-in); the fleet-wide series,
+ * which the alarms watch, stay.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type {
@@ -36,9 +37,14 @@ export class PowertoolsMetricsSink implements MetricsSink {
     const metrics = new Metrics({
       namespace: this.#namespace,
       serviceName: this.#serviceName,
-      ...(this.#perCluster ? { defaultDimensions: { cluster } } : {}),
     });
-    if (!this.#perCluster) metrics.addMetadata('cluster', cluster);
+    if (this.#perCluster) {
+      // Both series: the fleet-wide one the alarms watch, and the cluster's.
+      metrics.addDimensions({});
+      metrics.addDimensions({ cluster });
+    } else {
+      metrics.addMetadata('cluster', cluster);
+    }
     return metrics;
   }
 
@@ -84,8 +90,12 @@ export class PowertoolsMetricsSink implements MetricsSink {
     metrics.publishStoredMetrics();
   }
 
+  /** A poison message has no cluster: one series per reason, in both modes. */
   recordPoison(reason: string): void {
-    const metrics = this.#metrics('none');
+    const metrics = new Metrics({
+      namespace: this.#namespace,
+      serviceName: this.#serviceName,
+    });
     metrics.addDimension('reason', reason);
     metrics.addMetric('PoisonMessages', MetricUnit.Count, 1);
     metrics.publishStoredMetrics();

@@ -58,7 +58,7 @@ describe('PowertoolsMetricsSink', () => {
     });
   });
 
-  it('adds the cluster as a dimension when asked (per-cluster metrics)', () => {
+  it('adds a per-cluster dimension set beside the fleet-wide one the alarms watch, when asked', () => {
     const [blob] = emfOf(() =>
       new PowertoolsMetricsSink({
         namespace: 'Test',
@@ -66,8 +66,32 @@ describe('PowertoolsMetricsSink', () => {
         perCluster: true,
       }).recordSync(sync)
     );
-    expect(dimensionsOf(blob ?? {})).toEqual([['service', 'cluster']]);
+    expect(dimensionsOf(blob ?? {})).toEqual([
+      ['service'],
+      ['service', 'cluster'],
+    ]);
   });
+
+  it.each([false, true])(
+    'counts a poison message by reason alone (per-cluster %s): it has no cluster',
+    (perCluster) => {
+      // Act
+      const [blob] = emfOf(() =>
+        new PowertoolsMetricsSink({
+          namespace: 'Test',
+          serviceName: 'reconcile',
+          perCluster,
+        }).recordPoison('malformed-key')
+      );
+      // Assess
+      expect(dimensionsOf(blob ?? {})).toEqual([['service', 'reason']]);
+      expect(blob).toMatchObject({
+        reason: 'malformed-key',
+        PoisonMessages: 1,
+      });
+      expect(blob).not.toHaveProperty('cluster');
+    }
+  );
 
   describe('recordCheckpointAges', () => {
     const ages = [
@@ -106,9 +130,9 @@ describe('PowertoolsMetricsSink', () => {
       expect(
         blobs.map((b) => [b.cluster, b.BridgeCheckpointAge, dimensionsOf(b)])
       ).toEqual([
-        ['a', 12, [['service', 'cluster']]],
-        ['b', 420, [['service', 'cluster']]],
-        ['c', 3, [['service', 'cluster']]],
+        ['a', 12, [['service'], ['service', 'cluster']]],
+        ['b', 420, [['service'], ['service', 'cluster']]],
+        ['c', 3, [['service'], ['service', 'cluster']]],
       ]);
     });
 
