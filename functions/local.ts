@@ -154,7 +154,7 @@ const report = setInterval(async () => {
     .catch(() => []);
   const m = controller.metrics;
   const lines = [
-    `${m.syncs} syncs, ${m.creates} pods created, ${m.deletes} deleted — Ctrl-C to stop`,
+    `${m.syncs} syncs, ${m.creates} pods created, ${m.deletes} deleted`,
     ...formatDaemonSetTable(items, Date.now()),
   ];
   if (tty) {
@@ -163,9 +163,11 @@ const report = setInterval(async () => {
     drawn = lines.length;
     return;
   }
-  // Through a pipe, a new table only when something but AGE changed.
+  // Through a pipe, a new table only when pods or status changed (not AGE,
+  // not a sync that changed nothing).
   const key = JSON.stringify([
-    m,
+    m.creates,
+    m.deletes,
     items.map((ds) => [ds.metadata?.name, ds.status]),
   ]);
   if (key !== lastKey) say(lines.join('\n'));

@@ -129,7 +129,7 @@ export function nodeShouldRunDaemonPod(
     shouldContinueRunning: evicting === undefined,
     rejection: {
       predicate: 'taint',
-      reason: `untolerated taint ${formatTaint(evicting ?? blocking)}${evicting === undefined ? ' (a running pod stays)' : ' (evicts a running pod)'}`,
+      reason: `untolerated taint ${formatTaint(evicting ?? blocking)}`,
     },
   };
 }

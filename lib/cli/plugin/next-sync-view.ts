@@ -8,6 +8,11 @@ import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js'
 import { getControllerOf } from '../../reconcile/k8s/controller-ref.js';
 import { nameOf } from '../../reconcile/k8s/meta.js';
 import { getTargetNodeName } from '../../reconcile/k8s/node-affinity.js';
+import {
+  getTemplateGeneration,
+  isDeleting,
+  isPodUpdated,
+} from '../../reconcile/k8s/pod-util.js';
 import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';
 import { getNodesToDaemonPods } from '../../reconcile/nodes-to-daemon-pods.js';
 import {
@@ -30,7 +35,7 @@ export interface NextSyncView {
   patches: string[];
   /** Node of each pod read, by pod name. */
   nodeOfPod: Map<string, string>;
-  /** The rolling update pass's budget (RollingUpdate, not paused). */
+  /** The rolling update pass's budget (RollingUpdate, not paused, pods outdated). */
   budget?: UpdateBudgetUse;
   /** Nodes the rolling update may act on (partition and canary applied). */
   workingSet?: ReadonlySet<string>;
@@ -71,9 +76,14 @@ export const nextSyncView = (
       view.patches.push(w.pod);
     }
   }
+  const generation = getTemplateGeneration(ds);
+  const outdated = [...byNode.values()]
+    .flat()
+    .some((p) => !isDeleting(p) && !isPodUpdated(p, hash, generation));
   const rolling =
     ds.spec?.updateStrategy?.type === 'RollingUpdate' && !isDaemonSetPaused(ds);
-  if (rolling && hash !== '') {
+  // The budget matters while a rollout replaces pods, not on a create.
+  if (rolling && outdated && hash !== '') {
     const nodes = next.nodes;
     const plan = planRollingUpdate(ds, nodes, byNode, hash, nowMs);
     const cut = filterDaemonPodsToUpdate(
