@@ -41,10 +41,7 @@ describe('clusters CLI help', () => {
 
   it.each([
     ['add', 'usage: npx dsr clusters add --id ID AUTH [options]'],
-    [
-      'list',
-      'usage: npx dsr clusters list [-o wide|json|yaml] [--no-headers]',
-    ],
+    ['list', 'usage: npx dsr clusters list [-o wide|json|yaml] [--no-headers]'],
     ['check', 'usage: npx dsr clusters check [--id ID] [--timeout SECONDS]'],
     ['remove', 'usage: npx dsr clusters remove --id ID'],
     [
