@@ -45,10 +45,11 @@ const depsFor = ({
 }: TableTarget): ClustersCliDeps => {
   const common = region ? { region } : {};
   const sts = new STSClient(common);
+  const directory = new EksClusterDirectory({ sts, clock: systemClock });
   const connector = new ClusterConnector({
     kubeconfigFiles: kubeConfigFromFile,
     sts,
-    eksTargets: new EksClusterDirectory({ sts, clock: systemClock }),
+    eksTargets: directory,
     secrets: new SecretCredentials({
       client: new SecretsManagerClient(common),
     }),
@@ -70,6 +71,8 @@ const depsFor = ({
     health: new DynamoClusterHealthStore(table),
     leases: new DynamoBridgeLeaseStore(table),
     connect: (record) => connector.connect(record),
+    describeEksCluster: (auth) =>
+      directory.describe({ type: 'eks', ...auth }, 'clusters-add', true),
     serverOf: serverOfRecord,
     readTextFile: (file) => readFileSync(file, 'utf8'),
   };

@@ -4,6 +4,7 @@
  * does (unless `--skip-check`) and writes the record only if it passes.
  */
 import { checkCluster } from './check-cluster.js';
+import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
 import { type ClustersCliDeps, recordSummary } from './clusters-cli-deps.js';
 import type {
@@ -27,6 +28,38 @@ const tableArgs = (target: TableLocator): string =>
       ? ` --endpoint ${target.endpoint}`
       : '',
   ].join('');
+
+/**
+ * Returns the options with the EKS cluster's endpoint and CA asked of EKS,
+ * when `--eks-cluster` came without `--server` and a CA (so that what is
+ * registered is what EKS says, not a copy typed by hand).
+ */
+const withEksTarget = async (
+  add: AddCommand['add'],
+  table: TableTarget,
+  deps: ClustersCliDeps
+): Promise<AddCommand['add']> => {
+  const region = add.eksRegion ?? table.region;
+  const given = [add.server, add.caData, add.caFile];
+  if (
+    add.eksCluster === undefined ||
+    region === undefined ||
+    given.some((o) => o !== undefined)
+  ) {
+    return add;
+  }
+  if (deps.describeEksCluster === undefined) {
+    throw new CliUsageError([
+      '--eks-cluster without --server and a CA needs EKS access: give --server and --ca-data',
+    ]);
+  }
+  const target = await deps.describeEksCluster({
+    clusterName: add.eksCluster,
+    region,
+    ...(add.roleArn === undefined ? {} : { roleArn: add.roleArn }),
+  });
+  return { ...add, server: target.endpoint, caData: target.caData };
+};
 
 /** Returns why the record may not be written under its id or server. */
 const conflictOf = async (
@@ -66,7 +99,8 @@ export const addCluster = async (
   table: TableTarget,
   deps: ClustersCliDeps
 ): Promise<Outcome> => {
-  const record = clusterRecordFromOptions(command.add, {
+  const options = await withEksTarget(command.add, table, deps);
+  const record = clusterRecordFromOptions(options, {
     readTextFile: deps.readTextFile,
     region: table.region,
   });

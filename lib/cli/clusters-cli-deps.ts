@@ -32,6 +32,15 @@ export interface ClustersCliDeps {
   health: Pick<ClusterHealthStore, 'get'>;
   /** The bridges' leases: their state, and a resync after an unfence. */
   leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
+  /**
+   * Asks EKS for a cluster's endpoint and CA (base64), as the operator (or
+   * as `roleArn`): what `add --eks-cluster` registers when not given them.
+   */
+  describeEksCluster?(auth: {
+    clusterName: string;
+    region: string;
+    roleArn?: string;
+  }): Promise<{ endpoint: string; caData: string }>;
 }
 
 /** Returns a record as `-o json` shows it (no credential in it). */

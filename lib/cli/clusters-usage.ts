@@ -52,7 +52,8 @@ registers a cluster, after the checks of check (reachability, version,
 authentication, RBAC, ownership): if one fails, nothing is written
 
 AUTH is one of
-  --eks-cluster NAME [--eks-region R] [--role-arn ARN] --server URL CA
+  --eks-cluster NAME [--eks-region R] [--role-arn ARN] [--server URL CA]
+                        the endpoint and CA are asked of EKS when left out
   --secret-arn ARN --server URL CA
   --kubeconfig PATH [--context NAME]
                         a file on this machine, which the deployed functions

@@ -12,6 +12,7 @@ import {
   createClustersCliBed,
   LOCAL_DYNAMODB,
 } from '#test/helpers/clusters-cli-bed.js';
+import { selfSignedPem } from '#test/helpers/self-signed-pem.js';
 
 const KUBECONFIG_NEEDS_ENDPOINT =
   'error: --kubeconfig registers a file on this machine, which the deployed functions cannot read: it needs --endpoint (DynamoDB Local); register a deployed cluster with --eks-cluster or --secret-arn';
@@ -177,6 +178,103 @@ describe('clusters add, check, unfence and remove', () => {
         expect(json.exitCode).toBe(1);
         expect(JSON.parse(json.stderr)).toEqual({ error });
       }
+    );
+  });
+});
+
+describe('clusters add --eks-cluster', () => {
+  const CA = Buffer.from(selfSignedPem()).toString('base64');
+  let bed: ClustersCliBed;
+  const asked: unknown[] = [];
+
+  beforeEach(() => {
+    bed = createClustersCliBed();
+    asked.length = 0;
+    bed.deps.describeEksCluster = async (auth) => {
+      asked.push(auth);
+      return {
+        endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com',
+        caData: CA,
+      };
+    };
+  });
+
+  afterEach(() => bed.cleanup());
+
+  it('asks EKS for the endpoint and CA when not given them, as --role-arn', async () => {
+    // Act
+    const added = await bed.runRaw([
+      'add',
+      '--table',
+      'state',
+      '--region',
+      'eu-west-1',
+      '--id',
+      'prod',
+      '--eks-cluster',
+      'prod',
+      '--role-arn',
+      'arn:aws:iam::123456789012:role/dsr-cluster-prod',
+      '-o',
+      'json',
+    ]);
+    // Assess
+    expect(added.stderr).toBe('');
+    expect(asked).toEqual([
+      {
+        clusterName: 'prod',
+        region: 'eu-west-1',
+        roleArn: 'arn:aws:iam::123456789012:role/dsr-cluster-prod',
+      },
+    ]);
+    const record = await bed.registry.get('prod');
+    expect(record?.endpoint).toBe(
+      'https://ABC.gr7.eu-west-1.eks.amazonaws.com'
+    );
+    expect(record?.caData).toBe(CA);
+  });
+
+  it('takes --server and a CA as given, without asking', async () => {
+    // Act
+    await bed.runRaw([
+      'add',
+      '--table',
+      'state',
+      '--region',
+      'eu-west-1',
+      '--id',
+      'prod',
+      '--eks-cluster',
+      'prod',
+      '--server',
+      'https://10.1.2.3',
+      '--ca-data',
+      CA,
+    ]);
+    // Assess
+    expect(asked).toEqual([]);
+    expect((await bed.registry.get('prod'))?.endpoint).toBe('https://10.1.2.3');
+  });
+
+  it('says what to give when EKS cannot be asked, exit code 2', async () => {
+    // Prepare
+    delete bed.deps.describeEksCluster;
+    // Act
+    const added = await bed.runRaw([
+      'add',
+      '--table',
+      'state',
+      '--region',
+      'eu-west-1',
+      '--id',
+      'prod',
+      '--eks-cluster',
+      'prod',
+    ]);
+    // Assess
+    expect(added.exitCode).toBe(2);
+    expect(added.stderr).toBe(
+      "error: --eks-cluster without --server and a CA needs EKS access: give --server and --ca-data\nSee 'npx dsr clusters add --help'.\n"
     );
   });
 });
