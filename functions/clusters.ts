@@ -79,7 +79,7 @@ const depsFor = ({
 };
 
 /** `--stage`: the stack's outputs name the table. */
-const stackOutputsFor = (region: string | undefined) =>
+export const stackOutputsFor = (region: string | undefined) =>
   new CloudFormationStackOutputs({
     client: new CloudFormationClient(region ? { region } : {}),
   });

@@ -1,13 +1,38 @@
 /**
  * `kubectl dsr …` (and `dsr …`): the kubectl plugin for DaemonSets of both
  * kinds (lib/cli/plugin/run-plugin.ts) on a kubeconfig, as kubectl opens
- * one; run by functions/dsr.ts.
+ * one; run by functions/dsr.ts. `plan` and `explain` with `--cluster ID
+ * --stage NAME` also read the reconcilers' state table (read only).
  *
  *   kubectl dsr rollout status advds/node-agent -n kube-system
  *   kubectl dsr explain node gpu-1 --ds kube-system/node-agent
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoExpectationsStore } from '../lib/adapters/dynamodb/dynamo-expectations-store.js';
+import { DynamoFailedPodBackoffStore } from '../lib/adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
 import { openAdvancedDaemonSets } from '../lib/adapters/kube/kube-advanced-daemon-sets.js';
+import { systemClock } from '../lib/adapters/system-clock.js';
+import type { OpenState } from '../lib/cli/plugin/inspect-command.js';
 import { runPlugin } from '../lib/cli/plugin/run-plugin.js';
+import { resolveTable } from '../lib/cli/stack-table.js';
+import { stackOutputsFor } from './clusters.js';
+
+/** Opens the expectations and failed-pod backoff of a state table. */
+const openState: OpenState = async (locator) => {
+  const { tableName, region, endpoint } = await resolveTable(
+    locator,
+    stackOutputsFor
+  );
+  const client = new DynamoDBClient({
+    ...(region ? { region } : {}),
+    ...(endpoint ? { endpoint } : {}),
+  });
+  const table = { client, tableName, clock: systemClock };
+  return {
+    expectations: new DynamoExpectationsStore(table),
+    failedPodBackoff: new DynamoFailedPodBackoffStore(table),
+  };
+};
 
 /** Runs `kubectl dsr ARGV…`; rollout status prints its progress at once. */
 export const runKubectlDsr = (argv: readonly string[]) =>
@@ -16,4 +41,5 @@ export const runKubectlDsr = (argv: readonly string[]) =>
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     write: (text) => process.stdout.write(text),
+    openState,
   });

@@ -10,13 +10,21 @@ import {
   type DaemonSetKind,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
-import { planNextSync } from '../../sync/plan-next-sync.js';
+import {
+  planNextSync,
+  type ReconcilerState,
+} from '../../sync/plan-next-sync.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import type { TableLocator } from '../clusters-command.js';
 import { explainReport, formatExplanation } from './explain-command.js';
 import type { InspectCommand, InspectOutput } from './parse-inspect-args.js';
 import { formatPlan, planReport } from './plan-command.js';
 
-/** The cluster id plan and explain key their dry run with. */
-const CLUSTER = 'kubectl';
+/** The cluster id of a dry run that reads no state (any id would do). */
+const NO_CLUSTER = 'kubectl';
+
+/** Opens the reconcilers' state in the table a locator names. */
+export type OpenState = (locator: TableLocator) => Promise<ReconcilerState>;
 
 /** Returns the readers to try, in order, for the target's kind. */
 const kindsToTry = (kind: InspectCommand['target']['kind']): DaemonSetKind[] =>
@@ -25,6 +33,18 @@ const kindsToTry = (kind: InspectCommand['target']['kind']): DaemonSetKind[] =>
     : kind === undefined
       ? [ADVANCED_DAEMON_SET, NATIVE_DAEMON_SET]
       : [ADVANCED_DAEMON_SET];
+
+/** Returns the reconcilers' state when the command names its table. */
+const stateOf = async (
+  c: InspectCommand,
+  openState: OpenState | undefined
+): Promise<ReconcilerState | undefined> => {
+  if (c.state === undefined) return undefined;
+  if (openState === undefined) {
+    throw new CliUsageError(['this build cannot read the state table']);
+  }
+  return openState(c.state.locator);
+};
 
 const render = (
   report: object,
@@ -45,13 +65,20 @@ export const runInspectCommand = async (
   c: InspectCommand,
   readerFor: (kind: DaemonSetKind) => ClusterReader,
   namespace: string,
-  now: () => number
+  deps: { now: () => number; openState?: OpenState }
 ): Promise<string | undefined> => {
+  const { now } = deps;
   const ns = c.target.namespace ?? namespace;
-  const key = `${CLUSTER}/${ns}/${c.target.name}`;
+  const cluster = c.state?.cluster ?? NO_CLUSTER;
+  const key = `${cluster}/${ns}/${c.target.name}`;
+  const state = await stateOf(c, deps.openState);
   for (const kind of kindsToTry(c.target.kind)) {
     const reader = readerFor(kind);
-    const next = await planNextSync(key, { reader, clock: { now } });
+    const next = await planNextSync(key, {
+      reader,
+      clock: { now },
+      ...(state === undefined ? {} : { state }),
+    });
     const { daemonSet } = next;
     if (daemonSet === undefined) continue;
     if (c.verb === 'plan') {
@@ -62,7 +89,7 @@ export const runInspectCommand = async (
       { ...next, daemonSet },
       c.node,
       now(),
-      CLUSTER
+      cluster
     );
     return render(report, c.output, () => formatExplanation(report));
   }

@@ -5,6 +5,8 @@
  * `NAME` (the own kind when one exists by that name, else apps/v1).
  */
 import { CliUsageError } from '../cli-usage-error.js';
+import type { TableLocator } from '../clusters-command.js';
+import { tableLocatorOf } from '../parse-table-locator.js';
 
 /** Which DaemonSet a plan or an explanation is about. */
 export interface DaemonSetTarget {
@@ -17,15 +19,67 @@ export interface DaemonSetTarget {
 /** How plan and explain print. */
 export type InspectOutput = 'text' | 'json' | 'yaml';
 
+/**
+ * Where the reconcilers keep the cluster's expectations and failed-pod
+ * backoff (the state table), and the cluster's registered id.
+ */
+export interface StateSource {
+  locator: TableLocator;
+  cluster: string;
+}
+
 /** A parsed `plan` or `explain` invocation. */
-export type InspectCommand =
+export type InspectCommand = (
   | { verb: 'plan'; target: DaemonSetTarget; output: InspectOutput }
   | {
       verb: 'explain';
       node: string;
       target: DaemonSetTarget;
       output: InspectOutput;
-    };
+    }
+) & { state?: StateSource };
+
+/** The flags that name the state table. */
+export interface StateFlags {
+  cluster?: string;
+  table?: string;
+  stage?: string;
+  region?: string;
+  endpoint?: string;
+}
+
+/**
+ * Returns where to read the reconcilers' state, or undefined when no flag
+ * names it; throws CliUsageError when the flags are incomplete.
+ */
+const stateSourceOf = (flags: StateFlags): StateSource | undefined => {
+  const { cluster } = flags;
+  const table = {
+    table: flags.table,
+    stage: flags.stage,
+    region: flags.region,
+    endpoint: flags.endpoint,
+  };
+  const named = Object.values(table).some((v) => v !== undefined);
+  if (cluster === undefined && !named) return undefined;
+  const problems: string[] = [];
+  if (cluster === undefined) {
+    problems.push(
+      '--cluster ID is needed with --table or --stage: the id the cluster is registered under'
+    );
+  }
+  const locator =
+    table.table === undefined && table.stage === undefined
+      ? undefined
+      : tableLocatorOf(table, {}, problems);
+  if (locator === undefined) {
+    problems.push(
+      '--cluster needs --table NAME or --stage NAME: where the reconcilers keep their state'
+    );
+  }
+  if (problems.length > 0) throw new CliUsageError(problems);
+  return { locator: locator as TableLocator, cluster: cluster as string };
+};
 
 const KIND_PREFIXES: Record<string, DaemonSetTarget['kind']> = {
   ds: 'apps/v1',
@@ -70,9 +124,11 @@ export const parseInspectOutput = (o: string | undefined): InspectOutput => {
 export const parseInspectCommand = (
   verb: 'plan' | 'explain',
   args: readonly (string | undefined)[],
-  flags: { ds?: string; output?: string }
+  flags: { ds?: string; output?: string } & StateFlags
 ): InspectCommand => {
   const output = parseInspectOutput(flags.output);
+  const source = stateSourceOf(flags);
+  const state = source === undefined ? {} : { state: source };
   const present = args.filter((a): a is string => a !== undefined);
   if (verb === 'plan') {
     const [target, ...extra] = present;
@@ -84,7 +140,7 @@ export const parseInspectCommand = (
         `unexpected argument(s): ${[...extra, ...(flags.ds ? ['--ds'] : [])].join(' ')}`,
       ]);
     }
-    return { verb, target: parseDaemonSetTarget(target), output };
+    return { verb, target: parseDaemonSetTarget(target), output, ...state };
   }
   const [what, node, ...extra] = present;
   if (what !== 'node' || node === undefined || extra.length > 0) {
@@ -97,5 +153,11 @@ export const parseInspectCommand = (
       'explain needs the DaemonSet: --ds NAMESPACE/NAME',
     ]);
   }
-  return { verb, node, target: parseDaemonSetTarget(flags.ds), output };
+  return {
+    verb,
+    node,
+    target: parseDaemonSetTarget(flags.ds),
+    output,
+    ...state,
+  };
 };

@@ -80,7 +80,9 @@ Usage:
                        (nodeName, nodeSelector, affinity term, taint),
                        failed-pod backoff, partition, canary selector, pause
   (plan and explain write nothing, need only read access, and take apps/v1
-   DaemonSets (ds/NAME) and AdvancedDaemonSets (advds/NAME) alike)
+   DaemonSets (ds/NAME) and AdvancedDaemonSets (advds/NAME) alike; with
+   --cluster ID --stage NAME [--region R] (or --table NAME [--endpoint URL])
+   they also read the reconcilers' expectations and failed-pod backoff)
   kubectl dsr migrate ds/NAME | daemonsets.apps.kruise.io/NAME | advds/NAME [--dry-run]
                        moves a DaemonSet to the own kind (or an
                        AdvancedDaemonSet back to apps/v1) without restarting
@@ -181,15 +183,39 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
   };
   if (group === 'plan' || group === 'explain') {
     return {
-      ...parseInspectCommand(group, [sub, target, value, ...extra], {
-        ...(v.ds === undefined ? {} : { ds: v.ds }),
-        ...(v.output === undefined ? {} : { output: v.output }),
-      }),
+      ...parseInspectCommand(
+        group,
+        [sub, target, value, ...extra],
+        Object.fromEntries(
+          (
+            [
+              'ds',
+              'output',
+              'cluster',
+              'table',
+              'stage',
+              'region',
+              'endpoint',
+            ] as const
+          ).flatMap((k) => (v[k] === undefined ? [] : [[k, v[k]]]))
+        )
+      ),
       ...common,
     };
   }
-  if (v.ds !== undefined || v.output !== undefined) {
-    throw new CliUsageError(['--ds and -o apply to plan and explain only']);
+  const inspectOnly = [
+    'ds',
+    'output',
+    'cluster',
+    'table',
+    'stage',
+    'region',
+    'endpoint',
+  ] as const;
+  if (inspectOnly.some((k) => v[k] !== undefined)) {
+    throw new CliUsageError([
+      '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
+    ]);
   }
   if (group === 'get') {
     return {
@@ -260,6 +286,11 @@ const parse = (args: string[]) =>
       'dry-run': { type: 'boolean' },
       ds: { type: 'string' },
       output: { type: 'string', short: 'o' },
+      cluster: { type: 'string' },
+      table: { type: 'string' },
+      stage: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -19,7 +19,7 @@ import {
 import { CliUsageError } from '../cli-usage-error.js';
 import { describeError } from '../describe-error.js';
 import { get } from './get-command.js';
-import { runInspectCommand } from './inspect-command.js';
+import { type OpenState, runInspectCommand } from './inspect-command.js';
 import { migrateDaemonSet } from './migrate.js';
 import {
   PLUGIN_USAGE,
@@ -42,6 +42,8 @@ export interface PluginDeps {
   };
   now(): number;
   sleep(ms: number): Promise<void>;
+  /** Opens the reconcilers' state table (plan and explain with --cluster). */
+  openState?: OpenState;
   /** Prints one line at once (rollout status progress). */
   write(text: string): void;
 }
@@ -112,7 +114,7 @@ export const runPlugin = async (
         command,
         (kind) => api.reader(kind),
         ns,
-        deps.now
+        deps
       );
       const target = command.target;
       return out === undefined

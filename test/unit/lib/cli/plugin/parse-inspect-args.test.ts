@@ -54,6 +54,67 @@ describe('kubectl dsr plan / explain command lines', () => {
     });
   });
 
+  it('reads where the state is: --cluster with --stage and --region, or --table and --endpoint', () => {
+    expect(
+      parsePluginArgs([
+        'plan',
+        'ns/a',
+        '--cluster',
+        'prod',
+        '--stage',
+        'prod',
+        '--region',
+        'eu-west-1',
+      ])
+    ).toMatchObject({
+      state: {
+        cluster: 'prod',
+        locator: { stage: 'prod', region: 'eu-west-1' },
+      },
+    });
+    expect(
+      parsePluginArgs([
+        'explain',
+        'node',
+        'n',
+        '--ds',
+        'ns/a',
+        '--cluster',
+        'local',
+        '--table',
+        't',
+        '--endpoint',
+        'http://127.0.0.1:8000',
+      ])
+    ).toMatchObject({
+      state: {
+        cluster: 'local',
+        locator: { tableName: 't', endpoint: 'http://127.0.0.1:8000' },
+      },
+    });
+  });
+
+  it.each([
+    [
+      ['plan', 'ns/a', '--table', 't'],
+      '--cluster ID is needed with --table or --stage: the id the cluster is registered under',
+    ],
+    [
+      ['plan', 'ns/a', '--cluster', 'c', '--region', 'r'],
+      '--cluster needs --table NAME or --stage NAME: where the reconcilers keep their state',
+    ],
+    [
+      ['plan', 'ns/a', '--cluster', 'c', '--stage', 's', '--table', 't'],
+      'give --table or --stage, not both',
+    ],
+    [
+      ['rollout', 'status', 'advds/a', '--stage', 's'],
+      '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
+    ],
+  ])('refuses an incomplete state source %j', (argv, problem) => {
+    expect(problemOf(argv)).toBe(problem);
+  });
+
   it.each([
     [['plan'], 'plan needs a DaemonSet: plan NAMESPACE/NAME'],
     [
@@ -82,7 +143,10 @@ describe('kubectl dsr plan / explain command lines', () => {
       ['explain', 'node', 'n1'],
       'explain needs the DaemonSet: --ds NAMESPACE/NAME',
     ],
-    [['get', '-o', 'json'], '--ds and -o apply to plan and explain only'],
+    [
+      ['get', '-o', 'json'],
+      '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
+    ],
   ])('refuses %j', (argv, problem) => {
     expect(problemOf(argv)).toBe(problem);
   });
