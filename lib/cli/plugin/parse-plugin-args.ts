@@ -160,6 +160,17 @@ const durationMs = (text: string): number => {
   return Number(m[1]) * unit;
 };
 
+/** The flags only plan and explain take. */
+const INSPECT_FLAGS = [
+  'ds',
+  'output',
+  'cluster',
+  'table',
+  'stage',
+  'region',
+  'endpoint',
+] as const;
+
 /** Returns the command `argv` asks for; throws CliUsageError when wrong. */
 export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
   let parsed: ReturnType<typeof parse>;
@@ -187,32 +198,13 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
         group,
         [sub, target, value, ...extra],
         Object.fromEntries(
-          (
-            [
-              'ds',
-              'output',
-              'cluster',
-              'table',
-              'stage',
-              'region',
-              'endpoint',
-            ] as const
-          ).flatMap((k) => (v[k] === undefined ? [] : [[k, v[k]]]))
+          INSPECT_FLAGS.flatMap((k) => (v[k] === undefined ? [] : [[k, v[k]]]))
         )
       ),
       ...common,
     };
   }
-  const inspectOnly = [
-    'ds',
-    'output',
-    'cluster',
-    'table',
-    'stage',
-    'region',
-    'endpoint',
-  ] as const;
-  if (inspectOnly.some((k) => v[k] !== undefined)) {
+  if (INSPECT_FLAGS.some((k) => v[k] !== undefined)) {
     throw new CliUsageError([
       '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
     ]);
