@@ -29,10 +29,15 @@ const isControllerWrite = (labels: Record<string, string>): boolean => {
   }
 };
 
-/** Returns the controller writes the API server has counted so far. */
-export const controllerWrites = async (admin: KubeHttp): Promise<number> => {
+/**
+ * Returns the controller writes the API server has counted so far, by
+ * `VERB resource[/subresource]` (e.g. `POST pods`, `PUT daemonsets/status`).
+ */
+export const controllerWritesByKind = async (
+  admin: KubeHttp
+): Promise<Map<string, number>> => {
   const text = await admin.requestText('read metrics', 'GET', '/metrics');
-  let total = 0;
+  const counts = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const end = line.lastIndexOf('}');
@@ -42,7 +47,27 @@ export const controllerWrites = async (admin: KubeHttp): Promise<number> => {
       .matchAll(/(\w+)="([^"]*)"/g)) {
       labels[k as string] = v as string;
     }
-    if (isControllerWrite(labels)) total += Number(line.slice(end + 1).trim());
+    if (!isControllerWrite(labels)) continue;
+    const kind = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
+    counts.set(
+      kind,
+      (counts.get(kind) ?? 0) + Number(line.slice(end + 1).trim())
+    );
   }
-  return total;
+  return counts;
 };
+
+/** Returns the writes of `after` less those of `before`, by kind. */
+export const writesSince = (
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>
+): Record<string, number> =>
+  Object.fromEntries(
+    [...after]
+      .map(([k, n]): [string, number] => [k, n - (before.get(k) ?? 0)])
+      .filter(([, n]) => n > 0)
+  );
+
+/** Returns the total of writes by kind. */
+export const totalWrites = (byKind: Record<string, number>): number =>
+  Object.values(byKind).reduce((a, n) => a + n, 0);

@@ -9,6 +9,7 @@ import {
 } from './converge.js';
 import { CountingProxy } from './counting-proxy.js';
 import { kib, markdownTable, percentile, say, seconds } from './markdown.js';
+import { benchData } from './plot-data.js';
 
 /** Knobs of measurements 2 and 3. */
 export interface ConvergeOptions {
@@ -163,6 +164,7 @@ export const runConvergeBench = async (o: ConvergeOptions): Promise<string> => {
     await proxies.sqs.close();
     await testbed.stop();
   }
+  benchData.converge = { serverless, upstream };
   return [
     '### 2. Time to converge (DaemonSet created → complete status, one available pod per node)',
     '',

@@ -15,7 +15,11 @@ import {
   waitFor,
 } from '../../lib/local-cluster/processes.js';
 import { queueCounts } from '../helpers/sqs-queues.js';
-import { isConverged } from '../integration/serverless/cluster-state.js';
+import {
+  isConverged,
+  isPodAvailable,
+  livePodsOf,
+} from '../integration/serverless/cluster-state.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
 import {
   createAgentDaemonSet,
@@ -28,7 +32,11 @@ import {
   cleanUpRun,
   createNodesInBatches,
 } from './bench-testbed.js';
-import { controllerWrites } from './controller-writes.js';
+import {
+  controllerWritesByKind,
+  totalWrites,
+  writesSince,
+} from './controller-writes.js';
 import type { CountingProxy } from './counting-proxy.js';
 import { say } from './markdown.js';
 
@@ -49,8 +57,12 @@ const QUIET_TIMEOUT_MS = 120_000;
 export interface ServerlessRun {
   nodes: number;
   convergeMs: number;
+  /** Available pods over time: [ms since the create, pods]. */
+  series: [number, number][];
   /** The controller's writes, from the API server's /metrics. */
   apiWrites: number;
+  /** The same, by `VERB resource[/subresource]`. */
+  writes: Record<string, number>;
   /** From DaemonSet create until queues empty and pollers idle for QUIET_MS. */
   windowMs: number;
   quiet: boolean;
@@ -73,8 +85,12 @@ export interface UpstreamRun {
   /** The controller's client-side rate limit (--kube-api-qps). */
   qps: number;
   convergeMs: number;
+  /** Available pods over time: [ms since the create, pods]. */
+  series: [number, number][];
   /** The controller's writes, from the API server's /metrics. */
   apiWrites: number;
+  /** The same, by `VERB resource[/subresource]`. */
+  writes: Record<string, number>;
   nodeCreationMs: number;
 }
 
@@ -119,22 +135,32 @@ const waitQuiet = async (stack: ServerlessStack): Promise<boolean> => {
   return false;
 };
 
-/** Returns the ms from now until the agent DaemonSet of `ns` is converged. */
+/**
+ * Creates the agent DaemonSet of `ns`; returns the ms until it converged,
+ * and the available pods at each poll on the way.
+ */
 const timeToConverge = async (
   testbed: BenchTestbed,
   ns: string,
   nodes: readonly string[]
-): Promise<number> => {
+): Promise<{ ms: number; series: [number, number][] }> => {
   const { admin } = testbed;
   const started = Date.now();
+  const series: [number, number][] = [[0, 0]];
   await createAgentDaemonSet(admin, ns, { bench: ns });
   await waitFor(
     `convergence on ${nodes.length} nodes`,
-    async () => ((await isConverged(admin, ns, nodes)) ? true : undefined),
+    async () => {
+      const pods = await livePodsOf(admin, ns, 'agent');
+      const available = pods.filter(isPodAvailable).length;
+      series.push([Date.now() - started, available]);
+      if (available < nodes.length) return undefined;
+      return (await isConverged(admin, ns, nodes)) ? true : undefined;
+    },
     CONVERGE_TIMEOUT_MS,
     POLL_MS
   );
-  return Date.now() - started;
+  return { ms: Date.now() - started, series };
 };
 
 const prepareRun = async (testbed: BenchTestbed, ns: string, n: number) => {
@@ -199,18 +225,23 @@ export const runServerless = async (
       creates: stack.metrics.creates,
     };
     const started = Date.now();
-    const writesBefore = await controllerWrites(testbed.admin);
-    const convergeMs = await timeToConverge(testbed, ns, nodes);
+    const writesBefore = await controllerWritesByKind(testbed.admin);
+    const { ms: convergeMs, series } = await timeToConverge(testbed, ns, nodes);
     say(`serverless: ${n} nodes converged in ${convergeMs} ms`);
     const quiet = await waitQuiet(stack);
-    const apiWrites = (await controllerWrites(testbed.admin)) - writesBefore;
+    const writes = writesSince(
+      writesBefore,
+      await controllerWritesByKind(testbed.admin)
+    );
     const windowMs = Date.now() - started;
     say(`serverless: quiet=${quiet} after ${windowMs} ms`);
     const inv = invocationState(stack);
     return {
       nodes: n,
       convergeMs,
-      apiWrites,
+      series,
+      apiWrites: totalWrites(writes),
+      writes,
       windowMs,
       quiet,
       reconcileInvocations: inv.reconcile - marks.inv.reconcile,
@@ -277,13 +308,24 @@ export const runUpstream = async (
       throw new Error(`${String(e)}\n${tailLog(kcm, 20)}`);
     });
     await sleep(SETTLE_MS);
-    const writesBefore = await controllerWrites(testbed.admin);
-    const convergeMs = await timeToConverge(testbed, ns, nodes);
+    const writesBefore = await controllerWritesByKind(testbed.admin);
+    const { ms: convergeMs, series } = await timeToConverge(testbed, ns, nodes);
     say(`upstream (qps ${qps}): ${n} nodes converged in ${convergeMs} ms`);
     // As long as the product's quiet wait, for the writes that follow.
     await sleep(QUIET_MS);
-    const apiWrites = (await controllerWrites(testbed.admin)) - writesBefore;
-    return { nodes: n, qps, convergeMs, apiWrites, nodeCreationMs };
+    const writes = writesSince(
+      writesBefore,
+      await controllerWritesByKind(testbed.admin)
+    );
+    return {
+      nodes: n,
+      qps,
+      convergeMs,
+      series,
+      apiWrites: totalWrites(writes),
+      writes,
+      nodeCreationMs,
+    };
   } finally {
     await stopProcess(kcm);
     await cleanUpRun(testbed.admin, ns, nodes);

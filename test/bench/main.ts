@@ -20,6 +20,8 @@
  *   --suite idle                (opt-in) a converged fleet left idle:
  *   --idle-per-mode 2           clusters in watch mode, and as many in economy
  *   --idle-minutes 60           the idle window counted
+ *   --plots DIR                 also write the data and SVG plots (Vega-Lite)
+ *                               into DIR, e.g. docs/bench
  */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -27,6 +29,8 @@ import { runConvergeBench } from './converge-report.js';
 import { runFleetBench } from './fleet.js';
 import { runIdleBench } from './idle-cost.js';
 import { say, seconds } from './markdown.js';
+import { benchData } from './plot-data.js';
+import { renderPlots } from './plots.js';
 import { runSyncReadsBench } from './sync-reads.js';
 
 // The reconcile handler flushes Powertools metrics as EMF lines to stdout,
@@ -50,6 +54,7 @@ const { values } = parseArgs({
     'fleet-rounds': { type: 'string', default: '3' },
     'idle-per-mode': { type: 'string', default: '2' },
     'idle-minutes': { type: 'string', default: '60' },
+    plots: { type: 'string' },
   },
 });
 
@@ -122,5 +127,9 @@ say('');
 say(
   `Wall time: ${walls.map(([n, ms]) => `${n} ${seconds(ms)} s`).join(', ')}.`
 );
+if (values.plots !== undefined) {
+  const files = await renderPlots(benchData, values.plots);
+  say(`Plots: ${files.join(', ')}`);
+}
 // Keep-alive sockets of SDK clients may hold the loop open.
 process.exit(0);

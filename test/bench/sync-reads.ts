@@ -15,6 +15,7 @@ import {
   percentile,
   say,
 } from './markdown.js';
+import { benchData } from './plot-data.js';
 import {
   closeWarmReaders,
   collectingLogger,
@@ -199,6 +200,20 @@ export const runSyncReadsBench = async (
         fixed(freed / Math.max(kept, 1) / 1024, 2),
       ]);
       const summary = summarise(target, pods, samples);
+      for (const reader of KINDS) {
+        const s = samples[reader];
+        benchData.reads ??= [];
+        benchData.reads.push({
+          nodes: target,
+          reader,
+          requestsPerSync: mean(s.map((x) => x.requests)),
+          kibPerSync: mean(s.map((x) => x.bytesRead)) / 1024,
+          p50Ms: percentile(
+            s.map((x) => x.ms),
+            50
+          ),
+        });
+      }
       rows.push(...summary.rows);
       ratioRows.push(summary.ratio);
       for (const [what, s] of await measureEachRead(http, NS, 'agent')) {

@@ -1,0 +1,23 @@
+/**
+ * What the suites measured, kept for the plots (`--plots DIR`): each suite
+ * that ran fills its part.
+ */
+import type { ServerlessRun, UpstreamRun } from './converge.js';
+
+/** One reader's mean cost of a steady-state sync at one node count. */
+export interface ReadsPoint {
+  nodes: number;
+  reader: string;
+  requestsPerSync: number;
+  kibPerSync: number;
+  p50Ms: number;
+}
+
+/** Everything the plots draw from. */
+export interface BenchData {
+  converge?: { serverless: ServerlessRun[]; upstream: UpstreamRun[] };
+  reads?: ReadsPoint[];
+}
+
+/** Filled by the suites as they finish. */
+export const benchData: BenchData = {};

@@ -1,0 +1,158 @@
+/**
+ * The benchmark's plots, drawn with Vega-Lite (rendered to SVG by Vega, no
+ * browser): convergence over time per contender, the controller's API
+ * writes by verb and resource, and what a steady-state sync reads against
+ * the node count. `--plots DIR` writes them with the data they come from.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { BenchData } from './plot-data.js';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
+/** Renders one Vega-Lite spec to SVG text. */
+const svgOf = async (spec: TopLevelSpec): Promise<string> => {
+  const view = new vega.View(vega.parse(compile(spec).spec), {
+    renderer: 'none',
+  });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+};
+
+/** Available pods over time, one line per contender, one panel per node count. */
+const convergenceSpec = (
+  data: NonNullable<BenchData['converge']>
+): TopLevelSpec => {
+  const rows = [
+    ...data.serverless.map((r, i) => ({ r, who: 'this product', run: i })),
+    ...data.upstream.map((r, i) => ({
+      r,
+      who: `kube-controller-manager, qps ${r.qps}`,
+      run: i,
+    })),
+  ].flatMap(({ r, who, run }) =>
+    r.series.map(([ms, pods]) => ({
+      nodes: `${r.nodes} nodes`,
+      contender: who,
+      run: `${who} #${run}`,
+      seconds: ms / 1000,
+      share: pods / r.nodes,
+    }))
+  );
+  return {
+    $schema: SCHEMA,
+    title: 'DaemonSet create: share of nodes with an available pod over time',
+    data: { values: rows },
+    facet: { column: { field: 'nodes', type: 'nominal', title: null } },
+    resolve: { scale: { x: 'independent' } },
+    spec: {
+      width: 320,
+      height: 220,
+      mark: { type: 'line', interpolate: 'step-after' },
+      encoding: {
+        x: {
+          field: 'seconds',
+          type: 'quantitative',
+          title: 's since the create',
+        },
+        y: {
+          field: 'share',
+          type: 'quantitative',
+          title: 'nodes with an available pod',
+          axis: { format: '%' },
+        },
+        color: { field: 'contender', type: 'nominal', title: null },
+        detail: { field: 'run', type: 'nominal' },
+      },
+    },
+  };
+};
+
+/** The controllers' writes per placed pod, by verb and resource. */
+const writesSpec = (data: NonNullable<BenchData['converge']>): TopLevelSpec => {
+  const runs = [
+    ...data.serverless.map((r) => ({ r, who: 'this product' })),
+    ...data.upstream.map((r) => ({ r, who: `KCM qps ${r.qps}` })),
+  ];
+  const rows = runs.flatMap(({ r, who }) =>
+    Object.entries(r.writes).map(([kind, n]) => ({
+      contender: `${who}, ${r.nodes} nodes`,
+      kind,
+      perPod: n / r.nodes,
+    }))
+  );
+  return {
+    $schema: SCHEMA,
+    title:
+      'API writes per placed pod, by verb and resource (apiserver /metrics)',
+    data: { values: rows },
+    width: 360,
+    mark: 'bar',
+    encoding: {
+      y: { field: 'contender', type: 'nominal', title: null },
+      x: {
+        aggregate: 'mean',
+        field: 'perPod',
+        type: 'quantitative',
+        title: 'writes per pod (mean of runs)',
+      },
+      color: { field: 'kind', type: 'nominal', title: 'request' },
+    },
+  };
+};
+
+/** KiB read per steady-state sync against node count, per reader. */
+const readsSpec = (reads: NonNullable<BenchData['reads']>): TopLevelSpec => ({
+  $schema: SCHEMA,
+  title: 'Bytes read from the API server per no-op sync',
+  data: { values: reads },
+  width: 360,
+  height: 240,
+  mark: { type: 'line', point: true },
+  encoding: {
+    x: {
+      field: 'nodes',
+      type: 'quantitative',
+      scale: { type: 'log' },
+      title: 'nodes',
+    },
+    y: {
+      field: 'kibPerSync',
+      type: 'quantitative',
+      scale: { type: 'log' },
+      title: 'KiB read per sync',
+    },
+    color: { field: 'reader', type: 'nominal', title: 'reader' },
+  },
+});
+
+/**
+ * Writes `bench-data.json` and the plots of what `data` holds into `dir`;
+ * returns the files written.
+ */
+export const renderPlots = async (
+  data: BenchData,
+  dir: string
+): Promise<string[]> => {
+  mkdirSync(dir, { recursive: true });
+  const files: [string, string][] = [
+    ['bench-data.json', `${JSON.stringify(data, null, 1)}\n`],
+  ];
+  if (data.converge !== undefined) {
+    files.push([
+      'convergence.svg',
+      await svgOf(convergenceSpec(data.converge)),
+    ]);
+    files.push(['writes-by-kind.svg', await svgOf(writesSpec(data.converge))]);
+  }
+  if (data.reads !== undefined) {
+    files.push(['reads-per-sync.svg', await svgOf(readsSpec(data.reads))]);
+  }
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  return files.map(([name]) => join(dir, name));
+};

@@ -1,0 +1,94 @@
+/**
+ * The benchmark's plots render from measured data into SVG files (Vega-Lite,
+ * no browser), one per measure, with the data beside them.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ServerlessRun, UpstreamRun } from '../../bench/converge.js';
+import { renderPlots } from '../../bench/plots.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-plots-'));
+
+describe('renderPlots', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('draws convergence, writes by kind and reads per sync, and keeps the data', async () => {
+    // Prepare
+    const serverless = {
+      nodes: 100,
+      convergeMs: 4_000,
+      series: [
+        [0, 0],
+        [2_000, 60],
+        [4_000, 100],
+      ],
+      apiWrites: 103,
+      writes: {
+        'POST pods': 100,
+        'POST events': 1,
+        'PUT daemonsets/status': 2,
+      },
+    } as unknown as ServerlessRun;
+    const upstream = {
+      nodes: 100,
+      qps: 20,
+      convergeMs: 9_000,
+      series: [
+        [0, 0],
+        [9_000, 100],
+      ],
+      apiWrites: 104,
+      writes: { 'POST pods': 100, 'POST events': 4 },
+    } as unknown as UpstreamRun;
+    const reads = [
+      {
+        nodes: 100,
+        reader: 'cached',
+        requestsPerSync: 2,
+        kibPerSync: 5,
+        p50Ms: 9,
+      },
+      {
+        nodes: 1000,
+        reader: 'cached',
+        requestsPerSync: 2,
+        kibPerSync: 5,
+        p50Ms: 12,
+      },
+      {
+        nodes: 1000,
+        reader: 'naive',
+        requestsPerSync: 23,
+        kibPerSync: 6_800,
+        p50Ms: 900,
+      },
+    ];
+    // Act
+    const files = await renderPlots(
+      { converge: { serverless: [serverless], upstream: [upstream] }, reads },
+      dir
+    );
+    // Assess
+    expect(files.map((f) => path.basename(f))).toEqual([
+      'bench-data.json',
+      'convergence.svg',
+      'writes-by-kind.svg',
+      'reads-per-sync.svg',
+    ]);
+    const svg = (name: string) => readFileSync(path.join(dir, name), 'utf8');
+    expect(svg('convergence.svg')).toMatch(/^<svg /);
+    expect(svg('convergence.svg')).toContain('kube-controller-manager, qps 20');
+    expect(svg('writes-by-kind.svg')).toContain('PUT daemonsets/status');
+    expect(svg('reads-per-sync.svg')).toContain('naive');
+    expect(JSON.parse(svg('bench-data.json')).reads).toHaveLength(3);
+  });
+
+  it('writes only the data when no suite measured anything', async () => {
+    // Act
+    const files = await renderPlots({}, path.join(dir, 'empty'));
+    // Assess
+    expect(files.map((f) => path.basename(f))).toEqual(['bench-data.json']);
+  });
+});
