@@ -22,8 +22,11 @@
  *   --idle-minutes 60           the idle window counted
  *   --plots DIR                 also write the data and SVG plots (Vega-Lite)
  *                               into DIR, e.g. docs/bench
+ *   --replot DIR                only redraw DIR's plots from its bench-data.json
  */
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runConvergeBench } from './converge-report.js';
 import { runFleetBench } from './fleet.js';
@@ -55,8 +58,17 @@ const { values } = parseArgs({
     'idle-per-mode': { type: 'string', default: '2' },
     'idle-minutes': { type: 'string', default: '60' },
     plots: { type: 'string' },
+    replot: { type: 'string' },
   },
 });
+
+if (values.replot !== undefined) {
+  const data = JSON.parse(
+    readFileSync(join(values.replot, 'bench-data.json'), 'utf8')
+  ) as typeof benchData;
+  say(`Plots: ${(await renderPlots(data, values.replot)).join(', ')}`);
+  process.exit(0);
+}
 
 const numbers = (s: string) =>
   s

@@ -12,11 +12,20 @@ import type { BenchData } from './plot-data.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 
+/** Long contender names are the point of a legend: never cut them. */
+const CONFIG = {
+  legend: { labelLimit: 0 },
+  axis: { labelLimit: 0 },
+} as const;
+
 /** Renders one Vega-Lite spec to SVG text. */
 const svgOf = async (spec: TopLevelSpec): Promise<string> => {
-  const view = new vega.View(vega.parse(compile(spec).spec), {
-    renderer: 'none',
-  });
+  const view = new vega.View(
+    vega.parse(compile({ ...spec, config: CONFIG } as TopLevelSpec).spec),
+    {
+      renderer: 'none',
+    }
+  );
   try {
     return await view.toSVG();
   } finally {
