@@ -179,10 +179,16 @@ describe('kubectl dsr plan and explain (read-only, on the real API server)', () 
     await syncUntil(key, deps, converged('agent:2'));
   });
 
-  it('says which DaemonSet it could not find', async () => {
+  it('says which DaemonSet, or which node, it could not find', async () => {
     // Act
     const out = await dsr('plan', `${ns}/nope`);
+    const node = await dsr('explain', 'node', `${ns}-x`, '--ds', `${ns}/agent`);
     // Assess
+    expect(node).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `Error from server (NotFound): nodes "${ns}-x" not found\n`,
+    });
     expect(out.exitCode).toBe(1);
     expect(out.stderr).toBe(
       `Error from server (NotFound): no DaemonSet "nope" in namespace ${ns} (of either kind)\n`

@@ -57,16 +57,29 @@ const render = (
       ? dumpYaml(report, { noRefs: true })
       : `${text().join('\n')}\n`;
 
+/** What a run prints, and how it exits. */
+export interface InspectOutcome {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+const notFound = (what: string): InspectOutcome => ({
+  exitCode: 1,
+  stdout: '',
+  stderr: `Error from server (NotFound): ${what}\n`,
+});
+
 /**
- * Returns what `plan` or `explain` prints, or undefined when no DaemonSet
- * of the target's kinds has that name.
+ * Returns what `plan` or `explain` prints; NotFound as kubectl says it when
+ * no DaemonSet of the target's kinds has that name, or the node is missing.
  */
 export const runInspectCommand = async (
   c: InspectCommand,
   readerFor: (kind: DaemonSetKind) => ClusterReader,
   namespace: string,
   deps: { now: () => number; openState?: OpenState }
-): Promise<string | undefined> => {
+): Promise<InspectOutcome> => {
   const { now } = deps;
   const ns = c.target.namespace ?? namespace;
   const cluster = c.state?.cluster ?? NO_CLUSTER;
@@ -83,7 +96,7 @@ export const runInspectCommand = async (
     if (daemonSet === undefined) continue;
     if (c.verb === 'plan') {
       const report = planReport({ ...next, daemonSet }, now());
-      return render(report, c.output, () => formatPlan(report));
+      return printed(render(report, c.output, () => formatPlan(report)));
     }
     const report = explainReport(
       { ...next, daemonSet },
@@ -91,7 +104,16 @@ export const runInspectCommand = async (
       now(),
       cluster
     );
-    return render(report, c.output, () => formatExplanation(report));
+    if (!report.nodeExists) return notFound(`nodes "${c.node}" not found`);
+    return printed(render(report, c.output, () => formatExplanation(report)));
   }
-  return undefined;
+  return notFound(
+    `no DaemonSet "${c.target.name}" in namespace ${ns}${c.target.kind === undefined ? ' (of either kind)' : ''}`
+  );
 };
+
+const printed = (stdout: string): InspectOutcome => ({
+  exitCode: 0,
+  stdout,
+  stderr: '',
+});

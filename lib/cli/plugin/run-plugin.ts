@@ -110,20 +110,12 @@ export const runPlugin = async (
     const ns = command.namespace ?? opened.namespace;
     if (command.verb === 'plan' || command.verb === 'explain') {
       const api = opened.api;
-      const out = await runInspectCommand(
+      return await runInspectCommand(
         command,
         (kind) => api.reader(kind),
         ns,
         deps
       );
-      const target = command.target;
-      return out === undefined
-        ? {
-            exitCode: 1,
-            stdout: '',
-            stderr: `Error from server (NotFound): no DaemonSet "${target.name}" in namespace ${target.namespace ?? ns}${target.kind === undefined ? ' (of either kind)' : ''}\n`,
-          }
-        : { exitCode: 0, stdout: out, stderr: '' };
     }
     const stdout =
       command.verb === 'get'
