@@ -163,6 +163,9 @@ class BridgeRun {
             ),
           onEvent: (type, obj) => events.onEvent(r, type, obj),
           onGone: () => events.onGone(r),
+          // Pod events come in bursts (a DaemonSet's creates); their writes
+          // go out in batches.
+          ...(r === 'pods' ? { flush: () => events.flushPods() } : {}),
           clock: this.#d.clock,
           logger: this.#d.logger,
         },

@@ -25,6 +25,7 @@ import type {
 } from '../reconcile/k8s/types.js';
 import { applyEventKeys } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
+import { PendingEventKeys } from './pending-event-keys.js';
 
 /** The collections the bridge watches, in the order it starts them. */
 export const RESOURCES: readonly WatchedResource[] = [
@@ -46,6 +47,10 @@ export class ClusterEvents {
    * timer. ~100 bytes a pod.
    */
   readonly #pods = new Map<string, resumed.PodMemo>();
+  /** Pod events' work not yet written (see flushPods). */
+  #podWork = new PendingEventKeys();
+  /** The batch being written; a failed one is finished before the next. */
+  #writing: PendingEventKeys | undefined;
   readonly #d: {
     watch: ClusterWatch;
     queue: WorkQueue;
@@ -204,6 +209,24 @@ export class ClusterEvents {
     );
   }
 
+  /**
+   * Writes the work of every pod event handled so far (expectations, then
+   * keys). A failed write throws; the next call first finishes that batch,
+   * then writes what came since: each write lands once.
+   */
+  async flushPods(): Promise<void> {
+    for (;;) {
+      const leftover = this.#writing !== undefined;
+      if (!leftover) {
+        this.#writing = this.#podWork;
+        this.#podWork = new PendingEventKeys();
+      }
+      await (this.#writing as PendingEventKeys).apply(this.#d);
+      this.#writing = undefined;
+      if (!leftover) return;
+    }
+  }
+
   async #onPod(type: EventType, pod: Pod): Promise<void> {
     const view = this.#view.view();
     const uid = pod.metadata?.uid ?? '';
@@ -216,13 +239,17 @@ export class ClusterEvents {
     ) {
       seen.releasePod = pod.metadata?.name ?? '';
     }
+    // Written by flushPods, which the pod watch calls before it counts
+    // these events as processed.
     if (type === 'DELETED') {
       this.#pods.delete(uid);
-      return this.#apply(handlers.deletePod(view, pod), seen);
+      return this.#podWork.merge(handlers.deletePod(view, pod), seen);
     }
     this.#pods.set(uid, resumed.podMemoOf(pod));
-    if (type === 'ADDED') return this.#apply(handlers.addPod(view, pod), seen);
-    return this.#apply(resumed.updatePodResumed(view, pod, last), seen);
+    if (type === 'ADDED') {
+      return this.#podWork.merge(handlers.addPod(view, pod), seen);
+    }
+    this.#podWork.merge(resumed.updatePodResumed(view, pod, last), seen);
   }
 
   async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {

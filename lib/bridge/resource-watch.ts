@@ -10,6 +10,12 @@
  * where to resume — client-go's reflector relists on both. A stream that
  * brings nothing, not even a bookmark, for `idleTimeoutMs` is taken for a
  * half-open connection and reopened.
+ *
+ * With `flush`, a handler may leave its writes pending: the watch flushes
+ * them FLUSH_DELAY_MS after an event, at once after FLUSH_EVENTS events,
+ * and before it reopens, repairs or stops — and counts a version as
+ * processed only once the writes of every event up to it landed. A failed
+ * flush is retried (1 s doubling to 30 s) while events keep arriving.
  */
 import { ApiErrorReason, isApiError, mustRelist, toError } from '../errors.js';
 import type {
@@ -37,7 +43,18 @@ export interface ResourceWatchOptions<T extends KubeObject> {
   logger: Logger;
   /** Silence after which a stream is reopened (default WATCH_IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
+  /** Writes what the handled events left pending (see the header). */
+  flush?: () => Promise<void>;
 }
+
+/**
+ * How long events gather before their writes go out: a burst's events
+ * arrive within milliseconds of each other; a sync woken 20 ms later than
+ * it would be does not notice.
+ */
+export const FLUSH_DELAY_MS = 20;
+/** Events after which a flush waits for no timer (and the watch for it). */
+export const FLUSH_EVENTS = 500;
 
 /**
  * How long a watch may bring nothing before it counts as dead: two and a
@@ -59,17 +76,37 @@ export class ResourceWatch<T extends KubeObject> {
   /** Events handled since start. */
   events = 0;
   readonly #o: ResourceWatchOptions<T>;
+  /** The version of the last handled event (its writes maybe pending). */
+  #handled: string;
+  /** Events and bookmarks handled since the last flush began. */
+  #unflushed = 0;
+  #timer: NodeJS.Timeout | undefined;
+  /** Flushes run one after another. */
+  #flushes: Promise<void> = Promise.resolve();
+  #signal: AbortSignal | undefined;
 
   constructor(options: ResourceWatchOptions<T>, resourceVersion: string) {
     this.#o = options;
     this.resourceVersion = resourceVersion;
+    this.#handled = resourceVersion;
     this.lastActivityMs = options.clock.now();
   }
 
   /** Runs watch after watch until `signal` aborts or `deadlineMs` passes. */
   async run(signal: AbortSignal, deadlineMs: number): Promise<void> {
+    this.#signal = signal;
+    try {
+      await this.#watchUntil(signal, deadlineMs);
+    } finally {
+      await this.#flush();
+    }
+  }
+
+  async #watchUntil(signal: AbortSignal, deadlineMs: number): Promise<void> {
     let retryMs = RETRY_INITIAL_MS;
     while (!signal.aborted) {
+      // A stream reopens from what is processed: nothing may be pending.
+      await this.#flush();
       const left = Math.floor((deadlineMs - this.#o.clock.now()) / 1_000);
       if (left < 1) return;
       const idle = new IdleWatchdog(
@@ -92,7 +129,7 @@ export class ResourceWatch<T extends KubeObject> {
           }
           idle.reset();
           const rv = object.metadata?.resourceVersion;
-          if (rv) this.resourceVersion = rv;
+          if (rv) await this.#handledUpTo(rv);
           retryMs = RETRY_INITIAL_MS;
         }
         if (idle.fired) this.#logIdle();
@@ -111,7 +148,9 @@ export class ResourceWatch<T extends KubeObject> {
             { resource: this.#o.resource, error: toError(e).message }
           );
           try {
+            await this.#flush();
             this.resourceVersion = await this.#o.onGone();
+            this.#handled = this.resourceVersion;
             continue;
           } catch (repair) {
             e = repair;
@@ -128,6 +167,57 @@ export class ResourceWatch<T extends KubeObject> {
         idle.stop();
       }
     }
+  }
+
+  /** Records `rv` as handled; processed at once, or once flushed. */
+  async #handledUpTo(rv: string): Promise<void> {
+    this.#handled = rv;
+    if (this.#o.flush === undefined) {
+      this.resourceVersion = rv;
+      return;
+    }
+    this.#unflushed++;
+    if (this.#unflushed >= FLUSH_EVENTS) {
+      await this.#flush();
+    } else {
+      this.#timer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
+    }
+  }
+
+  /**
+   * Writes what is pending, then counts every version handled before the
+   * call as processed; resolves when every flush so far is done (a failed
+   * write is retried until it lands or the watch stops).
+   */
+  #flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const flush = this.#o.flush;
+    if (flush === undefined || this.#unflushed === 0) return this.#flushes;
+    const upTo = this.#handled;
+    this.#unflushed = 0;
+    this.#flushes = this.#flushes.then(async () => {
+      let retryMs = RETRY_INITIAL_MS;
+      for (;;) {
+        try {
+          await flush();
+          this.resourceVersion = upTo;
+          return;
+        } catch (e) {
+          this.#o.logger.warn('writing watch events failed; retrying', {
+            resource: this.#o.resource,
+            error: toError(e).message,
+            retryInMs: retryMs,
+          });
+          // Stopped: what is not written is not processed, and is
+          // delivered again from the checkpoint.
+          if (this.#signal?.aborted) return;
+          await sleep(retryMs, this.#signal);
+          retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        }
+      }
+    });
+    return this.#flushes;
   }
 
   #logIdle(): void {

@@ -13,6 +13,7 @@ import {
   newDaemonSet,
   newPod,
   simpleDaemonSetLabel,
+  simpleDaemonSetLabel2,
 } from '../../../helpers/builders.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
@@ -35,14 +36,25 @@ class RecordingQueue implements WorkQueue {
 
 const newEvents = () => {
   const queue = new RecordingQueue();
+  const expectations = new MemoryExpectationsStore({ clock: new FakeClock() });
   const events = new ClusterEvents({
     cluster: 'c1',
     ownerKind: 'DaemonSet',
     watch: {} as ClusterWatch,
     queue,
-    expectations: new MemoryExpectationsStore({ clock: new FakeClock() }),
+    expectations,
   });
-  return { queue, events };
+  return { queue, events, expectations };
+};
+
+/** One pod event, its writes flushed at once (as a quiet watch would). */
+const podEvent = async (
+  events: ClusterEvents,
+  type: 'ADDED' | 'MODIFIED' | 'DELETED',
+  pod: Pod
+) => {
+  await events.onEvent('pods', type, pod);
+  await events.flushPods();
 };
 
 const bump = (pod: Pod, rv: string): Pod => ({
@@ -59,13 +71,13 @@ describe('ClusterEvents pod updates', () => {
     await events.onEvent('daemonSets', 'ADDED', a);
     await events.onEvent('daemonSets', 'ADDED', b);
     const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
-    await events.onEvent('pods', 'MODIFIED', pod);
+    await podEvent(events, 'MODIFIED', pod);
     queue.added = [];
     const moved = bump(pod, '6');
     const [refToB] = newPod('q-', 'n1', {}, b).metadata?.ownerReferences ?? [];
     if (moved.metadata && refToB) moved.metadata.ownerReferences = [refToB];
     // Act
-    await events.onEvent('pods', 'MODIFIED', moved);
+    await podEvent(events, 'MODIFIED', moved);
     // Assess
     expect([...new Set(queue.added)].sort()).toEqual([
       'c1/default/a',
@@ -85,8 +97,75 @@ describe('ClusterEvents pod updates', () => {
       'ADDED',
       bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '12')
     );
-    // Assess
+    const beforeFlush = [...queue.seen];
+    await events.flushPods();
+    // Assess: nothing is written before the flush.
+    expect(beforeFlush).toEqual([]);
     expect(queue.seen).toEqual([{ collection: 'pods', resourceVersion: '12' }]);
+  });
+
+  it('writes a burst of pod events as one lowering and one add per key, with the newest version', async () => {
+    // Prepare
+    const { queue, events, expectations } = newEvents();
+    const a = newDaemonSet('a');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    const key = `c1/${a.metadata?.namespace}/a`;
+    await expectations.setExpectations(key, 3, 0);
+    queue.added = [];
+    queue.seen = [];
+    // Act: three creations observed, then one flush.
+    for (const [i, rv] of ['21', '22', '23'].entries()) {
+      await events.onEvent(
+        'pods',
+        'ADDED',
+        bump(newPod(`p${i}-`, `n${i}`, simpleDaemonSetLabel, a), rv)
+      );
+    }
+    await events.flushPods();
+    // Assess
+    expect(queue.added).toEqual([key]);
+    expect(queue.seen).toEqual([{ collection: 'pods', resourceVersion: '23' }]);
+    expect(expectations.get(key)).toMatchObject({ add: 0, del: 0 });
+    expect(await expectations.satisfiedExpectations(key)).toBe(true);
+  });
+
+  it('finishes a failed batch before the next, writing each once', async () => {
+    // Prepare
+    const { queue, events } = newEvents();
+    const a = newDaemonSet('a');
+    const b = newDaemonSet('b');
+    await events.onEvent('daemonSets', 'ADDED', a);
+    await events.onEvent('daemonSets', 'ADDED', b);
+    queue.added = [];
+    const add = queue.add.bind(queue);
+    let fail = true;
+    queue.add = async (key, seen) => {
+      if (fail && key.endsWith('/b')) throw new Error('throttled');
+      await add(key, seen);
+    };
+    await events.onEvent(
+      'pods',
+      'ADDED',
+      newPod('a-', 'n1', simpleDaemonSetLabel, a)
+    );
+    await events.onEvent(
+      'pods',
+      'ADDED',
+      newPod('b-', 'n1', simpleDaemonSetLabel2, b)
+    );
+    // Act
+    const failed = await events.flushPods().catch((e: Error) => e.message);
+    fail = false;
+    await events.onEvent(
+      'pods',
+      'ADDED',
+      newPod('c-', 'n2', simpleDaemonSetLabel, a)
+    );
+    await events.flushPods();
+    // Assess: a once per batch, b once after its retry.
+    expect(failed).toBe('throttled');
+    expect(queue.added.filter((k) => k.endsWith('/a'))).toHaveLength(2);
+    expect(queue.added.filter((k) => k.endsWith('/b'))).toHaveLength(1);
   });
 
   it('names an owned pod relabelled out of the selector for release', async () => {
@@ -95,12 +174,12 @@ describe('ClusterEvents pod updates', () => {
     const a = newDaemonSet('a');
     await events.onEvent('daemonSets', 'ADDED', a);
     const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
-    await events.onEvent('pods', 'ADDED', pod);
+    await podEvent(events, 'ADDED', pod);
     queue.seen = [];
     const moved = bump(pod, '6');
     if (moved.metadata) moved.metadata.labels = { name: 'moved-away' };
     // Act
-    await events.onEvent('pods', 'MODIFIED', moved);
+    await podEvent(events, 'MODIFIED', moved);
     // Assess
     expect(queue.added).toContain('c1/default/a');
     expect(queue.seen).toContainEqual({
@@ -116,11 +195,11 @@ describe('ClusterEvents pod updates', () => {
     const a = newDaemonSet('a');
     await events.onEvent('daemonSets', 'ADDED', a);
     const pod = bump(newPod('p-', 'n1', simpleDaemonSetLabel, a), '5');
-    await events.onEvent('pods', 'ADDED', pod);
-    await events.onEvent('pods', 'DELETED', pod);
+    await podEvent(events, 'ADDED', pod);
+    await podEvent(events, 'DELETED', pod);
     queue.added = [];
     // Act
-    await events.onEvent('pods', 'MODIFIED', bump(pod, '7'));
+    await podEvent(events, 'MODIFIED', bump(pod, '7'));
     // Assess
     expect([...new Set(queue.added)]).toEqual(['c1/default/a']);
   });
@@ -135,10 +214,10 @@ describe('ClusterEvents pod updates', () => {
       bump(newPod('p-', 'n1', simpleDaemonSetLabel, ds), '5'),
       0
     );
-    await events.onEvent('pods', 'ADDED', pod);
+    await podEvent(events, 'ADDED', pod);
     // Act
     for (let i = 6; i < 16; i++) {
-      await events.onEvent('pods', 'MODIFIED', bump(pod, String(i)));
+      await podEvent(events, 'MODIFIED', bump(pod, String(i)));
     }
     // Assess
     expect(queue.delayed).toEqual([]);

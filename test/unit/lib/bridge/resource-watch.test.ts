@@ -167,3 +167,108 @@ describe('ResourceWatch', () => {
     expect(events).toEqual(['MODIFIED p1', 'MODIFIED p2']);
   });
 });
+
+describe('ResourceWatch with batched writes (flush)', () => {
+  /** A watch whose handler leaves its writes to `flush`. */
+  const batched = (
+    script: Script,
+    flush: () => Promise<void>,
+    stopAfter: number
+  ) => {
+    const stop = new AbortController();
+    const opened: string[] = [];
+    let handled = 0;
+    const watch = new ResourceWatch<KubeObject>(
+      {
+        resource: 'pods',
+        watch: (rv, _t, signal) => {
+          opened.push(rv);
+          return script(rv, signal);
+        },
+        onEvent: async () => {
+          handled++;
+          if (handled === stopAfter) {
+            // Stops once the batch had time to be flushed by its timer.
+            setTimeout(() => stop.abort(), 200);
+          }
+        },
+        onGone: async () => '900',
+        clock: wallClock,
+        logger: new FakeLogger(),
+        flush,
+      },
+      '100'
+    );
+    return {
+      watch,
+      opened,
+      run: () => watch.run(stop.signal, Date.now() + 5_000),
+    };
+  };
+
+  /** Yields events 101…(100+n) at once, then stays open. */
+  const burst = (n: number): Script =>
+    async function* (rv, signal) {
+      if (rv !== '100') return await silence(signal);
+      for (let i = 1; i <= n; i++) yield event(`p${i}`, String(100 + i));
+      await silence(signal);
+    };
+
+  it('flushes a burst in few writes, and counts its versions processed only after', async () => {
+    // Prepare
+    const versionsAtFlush: string[] = [];
+    let w: ResourceWatch<KubeObject> | undefined;
+    const flush = async () => {
+      versionsAtFlush.push(w?.resourceVersion ?? '');
+    };
+    const b = batched(burst(50), flush, 50);
+    w = b.watch;
+    // Act
+    await b.run();
+    // Assess: one flush for the burst (the timer), none per event.
+    expect(versionsAtFlush.length).toBeLessThanOrEqual(2);
+    expect(versionsAtFlush[0]).toBe('100');
+    expect(b.watch.resourceVersion).toBe('150');
+    expect(b.opened).toEqual(['100']);
+  });
+
+  it('retries a failed flush, never passing its events, and delivers nothing twice', async () => {
+    // Prepare: the first write fails.
+    let calls = 0;
+    let versionAfterFailure = '';
+    let w: ResourceWatch<KubeObject> | undefined;
+    const flush = async () => {
+      calls++;
+      if (calls === 1) {
+        queueMicrotask(() => {
+          versionAfterFailure = w?.resourceVersion ?? '';
+        });
+        throw new Error('throttled');
+      }
+    };
+    const b = batched(burst(3), flush, 3);
+    w = b.watch;
+    // Act: the retry waits 1 s.
+    await b.watch.run(AbortSignal.timeout(1_600), Date.now() + 5_000);
+    // Assess
+    expect(versionAfterFailure).toBe('100');
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(b.watch.resourceVersion).toBe('103');
+    expect(b.opened).toEqual(['100']);
+  });
+
+  it('stops without counting what it could not write', async () => {
+    // Prepare: every write fails.
+    const b = batched(
+      burst(2),
+      async () => {
+        throw new Error('table gone');
+      },
+      2
+    );
+    // Act
+    await b.watch.run(AbortSignal.timeout(300), Date.now() + 5_000);
+    // Assess: a successor resumes from before the two events.
+    expect(b.watch.resourceVersion).toBe('100');
+  });
+});
