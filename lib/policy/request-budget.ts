@@ -39,7 +39,11 @@ export const refill = (
 
 /**
  * Returns how many whole tokens to take now (at most `want`), and, when none
- * is there, how long until one is.
+ * is there, how long until `want` are — at most a burst, and at most what
+ * 100 ms of refill brings — so a drained bucket is claimed a chunk at a
+ * time, not a token at a time: a cluster at its budget costs one claim per
+ * chunk of requests (5 at 50 qps), not one per request, and no request
+ * waits more than 100 ms longer than for its own token.
  */
 export const takeTokens = (
   bucket: TokenBucket,
@@ -48,8 +52,12 @@ export const takeTokens = (
 ): { taken: number; waitMs: number } => {
   const taken = Math.min(want, Math.floor(bucket.tokens));
   if (taken >= 1) return { taken, waitMs: 0 };
+  const target = Math.max(
+    1,
+    Math.min(want, budget.burst, Math.floor(budget.qps / 10))
+  );
   return {
     taken: 0,
-    waitMs: Math.ceil(((1 - bucket.tokens) * 1_000) / budget.qps),
+    waitMs: Math.ceil(((target - bucket.tokens) * 1_000) / budget.qps),
   };
 };

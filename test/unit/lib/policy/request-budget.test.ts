@@ -40,10 +40,25 @@ describe('takeTokens', () => {
     });
   });
 
-  it('says how long until a token is there when none is', () => {
+  it('says how long until the wanted tokens are there when none is (a chunk per claim)', () => {
+    const fast = { qps: 50, burst: 100 };
+    expect(takeTokens({ tokens: 0.5, atMs: 0 }, 5, fast)).toEqual({
+      taken: 0,
+      waitMs: 90,
+    });
+    expect(takeTokens({ tokens: 0.5, atMs: 0 }, 1, fast)).toEqual({
+      taken: 0,
+      waitMs: 10,
+    });
+  });
+
+  it('waits at most 100 ms of refill longer than for one token, and never for more than a burst', () => {
     expect(takeTokens({ tokens: 0.5, atMs: 0 }, 5, budget)).toEqual({
       taken: 0,
       waitMs: 50,
     });
+    expect(
+      takeTokens({ tokens: 0, atMs: 0 }, 50, { qps: 1_000, burst: 3 })
+    ).toEqual({ taken: 0, waitMs: 3 });
   });
 });
