@@ -195,6 +195,9 @@ export const runServerless = async (
       dynamodb: proxies.dynamodb.endpoint,
       sqs: proxies.sqs.endpoint,
     },
+    // The deployed reconcile timeout and work-queue visibility
+    // (serverless.yml, infra/resources/queues.yml), not the tests' short ones.
+    timing: { functionTimeoutMs: 60_000, visibilitySeconds: 360 },
   });
   try {
     const leaseSeen = proxies.dynamodb.mark();
@@ -235,6 +238,12 @@ export const runServerless = async (
     );
     const windowMs = Date.now() - started;
     say(`serverless: quiet=${quiet} after ${windowMs} ms`);
+    // Why syncs failed (each is retried with backoff): the report's first lines.
+    for (const line of stack.logger.lines.filter(
+      (l) => l.message === 'sync failed; retrying with backoff'
+    )) {
+      say(`serverless: sync failed: ${JSON.stringify(line.fields)}`);
+    }
     const inv = invocationState(stack);
     return {
       nodes: n,
