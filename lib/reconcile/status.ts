@@ -76,7 +76,8 @@ export const calculateStatus = (
   return c;
 };
 
-const COUNTER_KEYS = [
+/** The status counters a sync computes, in upstream's order. */
+export const COUNTER_KEYS = [
   'desiredNumberScheduled',
   'currentNumberScheduled',
   'numberMisscheduled',

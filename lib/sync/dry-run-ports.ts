@@ -4,6 +4,8 @@
  * sync would do, decided by the same code. Reads go to the cluster; nothing
  * here touches it.
  */
+
+import { ExpectationsTable } from '../policy/expectations-table.js';
 import type {
   Clock,
   DaemonSetStatusWriter,
@@ -16,11 +18,6 @@ import type {
   RevisionControl,
 } from '../ports/index.js';
 import type { BackoffEntry } from '../reconcile/backoff-policy.js';
-import {
-  type ExpectationsRecord,
-  expectationsSatisfied,
-  lowered,
-} from '../reconcile/expectations.js';
 import { getTargetNodeName } from '../reconcile/k8s/node-affinity.js';
 import type {
   ControllerRevision,
@@ -113,49 +110,20 @@ export class DryRunWrites
 
 /**
  * Expectations read from `base` (the reconcilers' store, when given) until
- * the dry run sets them; its own writes stay here.
+ * the dry run writes them; its own writes stay here.
  */
-export class DryRunExpectations implements ExpectationsStore {
+export class DryRunExpectations extends ExpectationsTable {
   readonly #base: ExpectationsStore | undefined;
-  readonly #clock: Clock;
-  readonly #records = new Map<string, ExpectationsRecord | undefined>();
 
   constructor(clock: Clock, base?: ExpectationsStore) {
-    this.#clock = clock;
+    super({ clock });
     this.#base = base;
   }
 
-  async satisfiedExpectations(key: string): Promise<boolean> {
-    if (!this.#records.has(key) && this.#base !== undefined) {
-      return this.#base.satisfiedExpectations(key);
-    }
-    return expectationsSatisfied(this.#records.get(key), this.#clock.now());
-  }
-
-  async setExpectations(key: string, add: number, del: number): Promise<void> {
-    this.#records.set(key, { add, del, timestampMs: this.#clock.now() });
-  }
-
-  async lowerExpectations(
-    key: string,
-    add: number,
-    del: number
-  ): Promise<void> {
-    const record = this.#records.get(key);
-    if (record === undefined) return;
-    this.#records.set(key, lowered(record, add, del));
-  }
-
-  creationObserved(key: string): Promise<void> {
-    return this.lowerExpectations(key, 1, 0);
-  }
-
-  deletionObserved(key: string): Promise<void> {
-    return this.lowerExpectations(key, 0, 1);
-  }
-
-  async deleteExpectations(key: string): Promise<void> {
-    this.#records.set(key, undefined);
+  override satisfiedExpectations(key: string): Promise<boolean> {
+    return this.#base === undefined || this.holds(key)
+      ? super.satisfiedExpectations(key)
+      : this.#base.satisfiedExpectations(key);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { DaemonSetStatus } from '../../reconcile/k8s/types.js';
 import { nodeShouldRunDaemonPod } from '../../reconcile/node-should-run.js';
+import { COUNTER_KEYS } from '../../reconcile/status.js';
 import { findUpdatedPodsOnNode } from '../../reconcile/updated-pods.js';
 import type { NextSync } from '../../sync/plan-next-sync.js';
 import { type NextSyncView, nextSyncView } from './next-sync-view.js';
@@ -46,13 +47,7 @@ export interface PlanReport {
 
 const STATUS_FIELDS: (keyof DaemonSetStatus)[] = [
   'observedGeneration',
-  'desiredNumberScheduled',
-  'currentNumberScheduled',
-  'numberMisscheduled',
-  'numberReady',
-  'updatedNumberScheduled',
-  'numberAvailable',
-  'numberUnavailable',
+  ...COUNTER_KEYS,
 ];
 
 /** Returns why the next sync deletes a pod, as the planners decided it. */
