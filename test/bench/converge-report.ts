@@ -10,6 +10,7 @@ import {
 import { CountingProxy } from './counting-proxy.js';
 import { kib, markdownTable, percentile, say, seconds } from './markdown.js';
 import { benchData } from './plot-data.js';
+import { type RawRun, runRaw } from './raw-create.js';
 
 /** Knobs of measurements 2 and 3. */
 export interface ConvergeOptions {
@@ -21,6 +22,8 @@ export interface ConvergeOptions {
   upstreamQps: number[];
   /** Runs per node count and contender. */
   repeats: number;
+  /** Node counts for the raw create loop (the API server's limit). */
+  rawNodes: number[];
 }
 
 const joinRuns = <T>(runs: readonly T[], f: (r: T) => string | number) =>
@@ -28,9 +31,30 @@ const joinRuns = <T>(runs: readonly T[], f: (r: T) => string | number) =>
 
 const convergeTable = (
   serverless: readonly ServerlessRun[],
-  upstream: readonly UpstreamRun[]
+  upstream: readonly UpstreamRun[],
+  raw: readonly RawRun[]
 ): string => {
   const rows: (string | number)[][] = [];
+  for (const n of [...new Set(raw.map((r) => r.nodes))]) {
+    const mine = raw.filter((r) => r.nodes === n);
+    rows.push([
+      'raw create loop: pods POSTed with nodeName, 64 in flight (the API server’s limit)',
+      n,
+      mine.length,
+      joinRuns(
+        mine,
+        (r) => `${seconds(r.convergeMs)} (posted in ${seconds(r.createMs)})`
+      ),
+      seconds(
+        percentile(
+          mine.map((r) => r.convergeMs),
+          50
+        )
+      ),
+      '-',
+      '1.00',
+    ]);
+  }
   const groups: [string, readonly (ServerlessRun | UpstreamRun)[]][] = [
     ['serverless (bridge + SQS + reconcile Lambda)', serverless],
     ...[...new Set(upstream.map((r) => r.qps))].map(
@@ -146,6 +170,7 @@ export const runConvergeBench = async (o: ConvergeOptions): Promise<string> => {
   };
   const serverless: ServerlessRun[] = [];
   const upstream: UpstreamRun[] = [];
+  const raw: RawRun[] = [];
   try {
     for (const n of o.serverlessNodes) {
       for (let run = 0; run < o.repeats; run++) {
@@ -159,16 +184,21 @@ export const runConvergeBench = async (o: ConvergeOptions): Promise<string> => {
         }
       }
     }
+    for (const n of o.rawNodes) {
+      for (let run = 0; run < o.repeats; run++) {
+        raw.push(await runRaw(testbed, n, run));
+      }
+    }
   } finally {
     await proxies.dynamodb.close();
     await proxies.sqs.close();
     await testbed.stop();
   }
-  benchData.converge = { serverless, upstream };
+  benchData.converge = { serverless, upstream, raw };
   return [
     '### 2. Time to converge (DaemonSet created → complete status, one available pod per node)',
     '',
-    convergeTable(serverless, upstream),
+    convergeTable(serverless, upstream, raw),
     '',
     '### 3. Cost per DaemonSet create (serverless stack)',
     '',

@@ -12,6 +12,8 @@
  *   --upstream-nodes 5,100      node counts of upstream's controller
  *   --upstream-qps 20,1000      upstream's --kube-api-qps (20 is its default)
  *   --repeats 3                 runs per node count and controller
+ *   --raw-nodes 5,100           node counts of the raw create loop (the API
+ *                               server's limit: pods POSTed with nodeName)
  *   --suite fleet               (opt-in) many clusters, one stack:
  *   --fleet-healthy 6           real clusters (API servers on one etcd)
  *   --fleet-sick 93             dead, slow and 429-answering neighbours
@@ -51,6 +53,7 @@ const { values } = parseArgs({
     'upstream-nodes': { type: 'string', default: '5,100' },
     'upstream-qps': { type: 'string', default: '20,1000' },
     repeats: { type: 'string', default: '3' },
+    'raw-nodes': { type: 'string', default: '5,100' },
     'fleet-healthy': { type: 'string', default: '6' },
     'fleet-sick': { type: 'string', default: '93' },
     'fleet-huge': { type: 'string', default: '1000' },
@@ -109,6 +112,7 @@ if (suites.has('converge')) {
       upstreamNodes: numbers(values['upstream-nodes']),
       upstreamQps: numbers(values['upstream-qps']),
       repeats: Number(values.repeats),
+      rawNodes: numbers(values['raw-nodes']),
     })
   );
 }

@@ -3,6 +3,7 @@
  * that ran fills its part.
  */
 import type { ServerlessRun, UpstreamRun } from './converge.js';
+import type { RawRun } from './raw-create.js';
 
 /** One reader's mean cost of a steady-state sync at one node count. */
 export interface ReadsPoint {
@@ -15,7 +16,12 @@ export interface ReadsPoint {
 
 /** Everything the plots draw from. */
 export interface BenchData {
-  converge?: { serverless: ServerlessRun[]; upstream: UpstreamRun[] };
+  converge?: {
+    serverless: ServerlessRun[];
+    upstream: UpstreamRun[];
+    /** Absent in data written before the raw contender existed. */
+    raw?: RawRun[];
+  };
   reads?: ReadsPoint[];
 }
 

@@ -44,6 +44,11 @@ const convergenceSpec = (
       who: `kube-controller-manager, qps ${r.qps}`,
       run: i,
     })),
+    ...(data.raw ?? []).map((r, i) => ({
+      r,
+      who: 'raw create loop (API server limit)',
+      run: i,
+    })),
   ].flatMap(({ r, who, run }) =>
     r.series.map(([ms, pods]) => ({
       nodes: `${r.nodes} nodes`,

@@ -67,7 +67,24 @@ describe('renderPlots', () => {
     ];
     // Act
     const files = await renderPlots(
-      { converge: { serverless: [serverless], upstream: [upstream] }, reads },
+      {
+        converge: {
+          serverless: [serverless],
+          upstream: [upstream],
+          raw: [
+            {
+              nodes: 100,
+              createMs: 300,
+              convergeMs: 900,
+              series: [
+                [0, 0],
+                [900, 100],
+              ],
+            },
+          ],
+        },
+        reads,
+      },
       dir
     );
     // Assess
@@ -80,6 +97,9 @@ describe('renderPlots', () => {
     const svg = (name: string) => readFileSync(path.join(dir, name), 'utf8');
     expect(svg('convergence.svg')).toMatch(/^<svg /);
     expect(svg('convergence.svg')).toContain('kube-controller-manager, qps 20');
+    expect(svg('convergence.svg')).toContain(
+      'raw create loop (API server limit)'
+    );
     expect(svg('writes-by-kind.svg')).toContain('PUT daemonsets/status');
     expect(svg('reads-per-sync.svg')).toContain('naive');
     expect(JSON.parse(svg('bench-data.json')).reads).toHaveLength(3);
