@@ -22,7 +22,7 @@ import { MemoryClusterRegistry } from './fakes/memory-cluster-registry.js';
 export const LOCAL_DYNAMODB = 'http://127.0.0.1:8000';
 
 /** Returns a kubeconfig of the API server `server`. */
-const kubeconfigYaml = (server: string) => `apiVersion: v1
+export const kubeconfigYaml = (server: string) => `apiVersion: v1
 kind: Config
 clusters:
 - name: c

@@ -8,7 +8,6 @@
  * an empty graph.
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { vi } from 'vitest';
 import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -16,6 +15,7 @@ import {
 import { PowertoolsMetricsSink } from '#lib/adapters/powertools/powertools-metrics-sink.js';
 import { recordDispatchMetrics } from '#lib/handlers/bridge-dispatch-handler.js';
 import { recordBridgeMetrics } from '#lib/handlers/watch-bridge-handler.js';
+import { emfBlobsOf } from '../../helpers/emf-blobs.js';
 
 /** One metric as CloudWatch files it: namespace, name, dimension names. */
 export interface EmittedMetric {
@@ -47,24 +47,7 @@ interface EmfBlob {
 }
 
 /** Returns the EMF blobs written to stdout while `act` runs. */
-const blobsOf = (act: () => void): EmfBlob[] => {
-  const lines: string[] = [];
-  const spy = vi
-    .spyOn(process.stdout, 'write')
-    .mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-  try {
-    act();
-  } finally {
-    spy.mockRestore();
-  }
-  return lines
-    .flatMap((l) => l.split('\n'))
-    .filter((l) => l.includes('"_aws"'))
-    .map((l) => JSON.parse(l) as EmfBlob);
-};
+const blobsOf = (act: () => void): EmfBlob[] => emfBlobsOf<EmfBlob>(act);
 
 const metricsOf = (blobs: EmfBlob[]): EmittedMetric[] =>
   blobs.flatMap((b) =>

@@ -7,41 +7,18 @@ import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import type { CheckConnection } from '#lib/cli/check-cluster.js';
 import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
 import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
+import {
+  answering,
+  kubeconfigYaml,
+  LOCAL_DYNAMODB,
+} from '../../../helpers/clusters-cli-bed.js';
 import { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
 
-const KUBECONFIG = `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster:
-    server: https://10.0.0.1:6443
-users:
-- name: u
-  user:
-    token: not-used-here
-contexts:
-- name: c
-  context: { cluster: c, user: u }
-current-context: c
-`;
-
-const LOCAL_DYNAMODB = 'http://127.0.0.1:8000';
-
-/** A cluster's probe answering every question of a check, but `overrides`. */
-const answering = (
-  overrides: Partial<CheckConnection['probe']> = {}
-): CheckConnection['probe'] => ({
-  version: async () => 'v1.36.3',
-  whoAmI: async () => 'admin',
-  canI: async () => true,
-  daemonSetStatusManagers: async () => [],
-  ...overrides,
-});
+const KUBECONFIG = kubeconfigYaml('https://10.0.0.1:6443');
 
 describe('runClustersCli', () => {
   let dir: string;

@@ -4,26 +4,10 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PowertoolsMetricsSink } from '#lib/adapters/powertools/powertools-metrics-sink.js';
+import { emfBlobsOf } from '../../../../helpers/emf-blobs.js';
 
 /** Returns the EMF blobs the sink writes while `act` runs. */
-const emfOf = (act: () => void): Record<string, unknown>[] => {
-  const lines: string[] = [];
-  const spy = vi
-    .spyOn(process.stdout, 'write')
-    .mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-  try {
-    act();
-  } finally {
-    spy.mockRestore();
-  }
-  return lines
-    .flatMap((l) => l.split('\n'))
-    .filter((l) => l.includes('"_aws"'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-};
+const emfOf = (act: () => void) => emfBlobsOf(act);
 
 const dimensionsOf = (blob: Record<string, unknown>): string[][] =>
   (
