@@ -1,26 +1,35 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
-import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
-import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
-import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
-import { systemClock } from '#lib/adapters/system-clock.js';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+} from 'vitest';
+import type { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
+import type { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
+import type { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
 import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import {
   answering,
+  type ClustersCliBed,
+  createClustersCliBed,
   kubeconfigYaml,
   LOCAL_DYNAMODB,
 } from '../../../helpers/clusters-cli-bed.js';
-import { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
+import type { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
 
 const KUBECONFIG = kubeconfigYaml('https://10.0.0.1:6443');
 
 describe('runClustersCli', () => {
+  let bed: ClustersCliBed;
   let dir: string;
   let kubeconfig: string;
   /** A kubeconfig of another API server (https://10.0.0.2:6443). */
@@ -56,21 +65,12 @@ describe('runClustersCli', () => {
   });
 
   beforeEach(() => {
-    registry = new MemoryClusterRegistry();
-    ownership = new MemoryOwnershipStore({ clock: systemClock });
-    health = new MemoryClusterHealthStore({ clock: systemClock });
-    leases = new MemoryBridgeLeaseStore({ clock: systemClock });
-    deps = {
-      registry,
-      // A cluster that passes every check (add runs them before writing).
-      connect: async () => ({ probe: answering(), close: () => undefined }),
-      serverOf: serverOfRecord,
-      readTextFile: (file) => readFileSync(file, 'utf8'),
-      ownership,
-      health,
-      leases,
-    };
+    // A cluster that passes every check (add runs them before writing).
+    bed = createClustersCliBed();
+    ({ registry, ownership, health, leases, deps } = bed);
   });
+
+  afterEach(() => bed.cleanup());
 
   describe('add, list and remove', () => {
     it('stores the API budget given with --api-qps and --api-burst', async () => {
