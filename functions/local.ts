@@ -16,6 +16,7 @@ import {
   kubeConfigFromFile,
   serverOfRecord,
 } from '../lib/adapters/kube/kube-config-for-cluster.js';
+import { MemoryRequestBudget } from '../lib/adapters/memory/memory-request-budget.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import { findRivalController } from '../lib/cli/check-ownership.js';
 import { formatDaemonSetTable } from '../lib/cli/daemon-set-table.js';
@@ -101,9 +102,12 @@ const record: ClusterRecord = {
   ownership: 'apps/v1',
   bridgeMode: 'watch',
 };
+// The API budget adapts here as in AWS, its state in this process.
+const budget = new MemoryRequestBudget({ clock: systemClock });
 const connector = new ClusterConnector({
   kubeconfigFiles: kubeConfigFromFile,
   cacheReads: true,
+  budget,
   clock: systemClock,
   logger,
 });
@@ -141,7 +145,7 @@ async function confirmRealCluster(target: ClusterRecord): Promise<void> {
   }
 }
 
-const controller = new LocalRuntime({ record, connection, logger });
+const controller = new LocalRuntime({ record, connection, logger, budget });
 controller.start();
 say(`watching ${serverOfRecord(record)} — Ctrl-C to stop`);
 

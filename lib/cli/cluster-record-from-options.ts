@@ -9,7 +9,7 @@ import {
   InvalidClusterRecordError,
   parseClusterRecord,
 } from '../cluster/record.js';
-import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
+import { DEFAULT_API_CEILING } from '../policy/request-budget.js';
 import type { ClusterRecord } from '../ports/index.js';
 import { CliUsageError } from './cli-usage-error.js';
 import type { AddOptions } from './clusters-command.js';
@@ -141,6 +141,22 @@ const optionProblems = (
   });
 
 /**
+ * Returns the API ceiling of `--api-qps`/`--api-burst` (numbers checked by
+ * parseClusterRecord): a rate given alone keeps two seconds of it as its
+ * burst, as the default ceiling does.
+ */
+const ceilingOf = (qpsText?: string, burstText?: string) => {
+  const qps = Number(qpsText ?? DEFAULT_API_CEILING.qps);
+  const burst =
+    burstText !== undefined
+      ? Number(burstText)
+      : qpsText !== undefined && qps > 0
+        ? Math.ceil(2 * qps)
+        : DEFAULT_API_CEILING.burst;
+  return { qps, burst };
+};
+
+/**
  * Returns the validated record that `clusters add` stores; throws one
  * CliUsageError listing every problem. A kubeconfig path is made absolute
  * (the record outlives the working directory), a CA file is read and
@@ -208,12 +224,7 @@ export const clusterRecordFromOptions = (
       ownership: o.ownership ?? 'apps/v1',
       bridgeMode: o.mode,
       ...(o.apiQps !== undefined || o.apiBurst !== undefined
-        ? {
-            apiBudget: {
-              qps: Number(o.apiQps ?? DEFAULT_API_BUDGET.qps),
-              burst: Number(o.apiBurst ?? DEFAULT_API_BUDGET.burst),
-            },
-          }
+        ? { apiBudget: ceilingOf(o.apiQps, o.apiBurst) }
         : {}),
     });
   } catch (e) {

@@ -39,8 +39,9 @@ const COMMAND_USAGE: Record<CommandName, string> = {
   list: `usage: ${RUN} list [-o wide|json|yaml] [--no-headers]
 
 the registered clusters: id, server, mode, status (Ready, Unhealthy,
-Fenced), API budget (qps/burst), when the bridge last checkpointed, and how
-the reconciler authenticates; exit code 1 while an invalid record is skipped
+Fenced), API budget ceiling (qps/burst; the rate adapts below it), when
+the bridge last checkpointed, and how the reconciler authenticates; exit
+code 1 while an invalid record is skipped
 
   -o wide               also the bridge's state, the node count, the
                         ownership and the auth details
@@ -68,7 +69,10 @@ CA is --ca-file PEM or --ca-data BASE64 (TLS is always verified)
                         must be off) or the own AdvancedDaemonSet kind (EKS,
                         GKE, AKS)
   --api-qps N --api-burst N
-                        the cluster's shared API budget (default 50 and 100)
+                        the most the cluster's shared API budget may use
+                        (default 400 and 800; burst 2 × N when only
+                        --api-qps is given); the rate starts at 50 and
+                        adapts below it to what the API server admits
   --replace             overwrite the cluster registered under ID
   --skip-check          register without checking (e.g. the cluster is not
                         reachable from here)

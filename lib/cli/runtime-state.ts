@@ -2,7 +2,7 @@
  * What `clusters check` adds to a cluster's check: the state the
  * reconcilers recorded for it (fight detection's fence, the breaker).
  */
-import { DEFAULT_API_BUDGET } from '../policy/request-budget.js';
+import { DEFAULT_API_CEILING } from '../policy/request-budget.js';
 import type {
   BridgeLeaseStore,
   ClusterHealthStore,
@@ -42,7 +42,7 @@ export interface ClusterState {
   status: string;
   /** What its bridge is doing: running, idle, failing ×N, never. */
   bridge: string;
-  /** The API budget its reconcilers share, `qps/burst`. */
+  /** The ceiling of the API budget its reconcilers share, `qps/burst`. */
   budget: string;
   /** When its bridge last checkpointed (absent: not yet). */
   checkpointedAtMs?: number;
@@ -74,7 +74,7 @@ export const clusterStates = async (
           : health !== undefined && health.openUntilMs > nowMs
             ? `Unhealthy (${health.failures} failures)`
             : 'Ready';
-      const budget = r.apiBudget ?? DEFAULT_API_BUDGET;
+      const budget = r.apiBudget ?? DEFAULT_API_CEILING;
       const lease = leases.get(r.id);
       states.set(r.id, {
         status,

@@ -47,22 +47,51 @@ export interface ClusterRecord {
   /** How its bridge runs: long-lived watches, or short scheduled runs. */
   bridgeMode: 'watch' | 'economy';
   /**
-   * Requests per second (and burst) all reconcilers of the cluster share;
-   * DEFAULT_API_BUDGET (50, 100) when absent.
+   * The most requests per second (and burst) all reconcilers of the
+   * cluster share; the rate adapts below it to what the API server
+   * admits. DEFAULT_API_CEILING (400, 800) when absent.
    */
   apiBudget?: ApiBudget;
 }
 
-/** A token bucket: `qps` tokens a second, at most `burst` saved. */
+/** A token bucket's limits: `qps` tokens a second, at most `burst` saved. */
 export interface ApiBudget {
   qps: number;
   burst: number;
 }
 
-/** Paces a cluster's API requests across every reconciler (client QPS). */
+/** What one answer of a cluster's API server says about its load. */
+export interface ApiSignal {
+  /** From sending the request to the answer's headers. */
+  latencyMs: number;
+  /** The server refused for load (429) or failed a read (5xx). */
+  congestion?: 'throttled' | 'serverError';
+  /** How long the server asked for no request (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/** What a container's requests to one cluster met, for metrics. */
+export interface BudgetUsage {
+  /** Answers that were 429s. */
+  throttled: number;
+  /** Time requests spent waiting for a token. */
+  waitMs: number;
+}
+
+/**
+ * Paces a cluster's API requests across every reconciler (client QPS) at a
+ * rate that adapts to the server's answers, under a ceiling.
+ */
 export interface RequestBudget {
   /** Resolves when one more request to the cluster may be sent. */
-  acquire(cluster: string, budget: ApiBudget): Promise<void>;
+  acquire(cluster: string, ceiling: ApiBudget): Promise<void>;
+  /**
+   * Takes one answer into the cluster's shared rate; resolves once it is
+   * stored or kept for the next claim (never rejects).
+   */
+  report(cluster: string, ceiling: ApiBudget, signal: ApiSignal): Promise<void>;
+  /** Returns, and starts anew, this container's usage of the cluster. */
+  takeUsage(cluster: string): BudgetUsage;
 }
 
 /** The registered clusters. */
@@ -98,6 +127,11 @@ export interface SyncMeasurement {
   deletes: number;
   /** Time from the oldest coalesced message's send to the sync's start. */
   queueLagMs: number;
+  /**
+   * The container's 429s and budget waits for the cluster since its last
+   * sync reported them: exact summed over syncs, not per sync.
+   */
+  budgetUsage: BudgetUsage;
 }
 
 /** The age of a cluster's last bridge checkpoint at a dispatcher tick. */

@@ -62,6 +62,7 @@ export const createAwsWiring = (
   });
   const fieldManager = fieldManagerFor(config.deploymentId);
   const sts = new STSClient(commonClientOptions(overrides));
+  const budget = new DynamoRequestBudget(table);
   const connector = new ClusterConnector({
     ...(overrides.kubeconfigFiles
       ? { kubeconfigFiles: overrides.kubeconfigFiles }
@@ -71,7 +72,7 @@ export const createAwsWiring = (
     sts,
     eksTargets: new EksClusterDirectory({ sts, clock }),
     secrets,
-    budget: new DynamoRequestBudget(table),
+    budget,
     clock,
     logger,
   });
@@ -102,6 +103,7 @@ export const createAwsWiring = (
       fieldManager,
       slots: new DynamoClusterSyncSlots(table),
       maxSyncsPerCluster: config.reconcilePerCluster,
+      budget,
     }),
     bridge: {
       registry,

@@ -25,6 +25,7 @@ import type {
   ClusterRecord,
   Logger,
   MetricsSink,
+  RequestBudget,
   SyncMeasurement,
 } from '../ports/index.js';
 import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
@@ -41,6 +42,9 @@ export class LocalMetrics implements MetricsSink {
   creates = 0;
   deletes = 0;
   poison = 0;
+  /** 429s the cluster answered, and time requests waited for tokens. */
+  apiThrottles = 0;
+  budgetWaitMs = 0;
   /** Failures reported per unhealthy cluster. */
   readonly unhealthy = new Map<string, number>();
   /** Clusters fenced because another controller is active. */
@@ -61,6 +65,8 @@ export class LocalMetrics implements MetricsSink {
     if (m.outcome !== 'synced') this.syncErrors++;
     this.creates += m.creates;
     this.deletes += m.deletes;
+    this.apiThrottles += m.budgetUsage.throttled;
+    this.budgetWaitMs += m.budgetUsage.waitMs;
   }
   recordPoison(): void {
     this.poison++;
@@ -87,6 +93,8 @@ export class LocalRuntime {
     record: ClusterRecord;
     connection: ClusterConnection;
     logger: Logger;
+    /** The budget the connection spends (its 429s and waits are reported). */
+    budget?: RequestBudget;
   }) {
     this.#record = opts.record;
     this.#connection = opts.connection;
@@ -110,6 +118,7 @@ export class LocalRuntime {
       clock: systemClock,
       logger: opts.logger,
       metrics: this.metrics,
+      ...(opts.budget ? { budget: opts.budget } : {}),
     });
   }
 

@@ -25,6 +25,7 @@ import type {
   Logger,
   MetricsSink,
   OwnershipStore,
+  RequestBudget,
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
@@ -77,6 +78,8 @@ export interface ReconcilerOptions {
   slots?: ClusterSyncSlots;
   /** Syncs of one cluster at once, fleet-wide (default MAX_SYNCS_PER_CLUSTER). */
   maxSyncsPerCluster?: number;
+  /** Where each sync's report takes the cluster's 429s and token waits. */
+  budget?: Pick<RequestBudget, 'takeUsage'>;
 }
 
 /** What one sync did. */

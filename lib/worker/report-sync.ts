@@ -1,5 +1,10 @@
 /** How one sync is reported: a metric and a log line. */
-import type { Clock, Logger, MetricsSink } from '../ports/index.js';
+import type {
+  Clock,
+  Logger,
+  MetricsSink,
+  RequestBudget,
+} from '../ports/index.js';
 import type { ProcessOutcome } from './process-key.js';
 
 /** What ran: the key's cluster, its records, when, and how it ended. */
@@ -11,15 +16,26 @@ export interface SyncRun {
   result: ProcessOutcome;
 }
 
-/** Reports the sync as a metric and a log line. */
+/**
+ * Reports the sync as a metric and a log line, with what the cluster's
+ * requests met in the budget since the last report (429s, token waits).
+ */
 export const reportSync = (
-  o: { clock: Clock; metrics: MetricsSink },
+  o: {
+    clock: Clock;
+    metrics: MetricsSink;
+    budget?: Pick<RequestBudget, 'takeUsage'>;
+  },
   run: SyncRun,
   done: { creates: number; deletes: number; logger: Logger }
 ): void => {
   const { cluster, records, started, result } = run;
   const durationMs = o.clock.now() - started;
   const { creates, deletes, logger } = done;
+  const budgetUsage = o.budget?.takeUsage(cluster) ?? {
+    throttled: 0,
+    waitMs: 0,
+  };
   o.metrics.recordSync({
     cluster,
     outcome: result.outcome,
@@ -30,6 +46,7 @@ export const reportSync = (
       0,
       started - Math.min(...records.map((r) => r.sentAtMs))
     ),
+    budgetUsage,
   });
   logger.info('synced', {
     outcome: result.outcome,

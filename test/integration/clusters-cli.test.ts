@@ -318,7 +318,7 @@ describe('clusters CLI', () => {
     );
     expect(before.stdout).toMatch(
       new RegExp(
-        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +Ready +50/100 +never +kubeconfig\\n`
+        `\\nto-remove +${server.replace(/\./g, '\\.')} +watch +Ready +400/800 +never +kubeconfig\\n`
       )
     );
     expect(removed).toMatchObject({

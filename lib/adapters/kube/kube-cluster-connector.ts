@@ -7,7 +7,8 @@
  */
 import type { STSClient } from '@aws-sdk/client-sts';
 import { ReconcilerError } from '../../errors.js';
-import { DEFAULT_API_BUDGET } from '../../policy/request-budget.js';
+import { apiSignalOf } from '../../policy/adaptive-rate.js';
+import { DEFAULT_API_CEILING } from '../../policy/request-budget.js';
 import type {
   Clock,
   ClusterConnection,
@@ -28,7 +29,10 @@ import { KubeHttp } from './kube-http.js';
 export interface ClusterConnectorOptions {
   sts?: STSClient;
   secrets?: SecretCredentials;
-  /** Paces every request to a cluster (shared per-cluster budget). */
+  /**
+   * Paces every request to a cluster and adapts the pace to its answers
+   * (shared per-cluster budget).
+   */
   budget?: RequestBudget;
   clock: Clock;
   /** Where the connections' Event recorders report failures. */
@@ -72,15 +76,26 @@ export class ClusterConnector {
     this.#o = options;
   }
 
-  /** Returns the cluster's ports over `kubeConfig`, spending its budget. */
+  /**
+   * Returns the cluster's ports over `kubeConfig`, spending its budget and
+   * telling it every answer.
+   */
   #http(record: ClusterRecord, kubeConfig: ClusterAccess): ClusterConnection {
     const { budget } = this.#o;
-    const limits = record.apiBudget ?? DEFAULT_API_BUDGET;
+    const ceiling = record.apiBudget ?? DEFAULT_API_CEILING;
     const http = new KubeHttp({
       kubeConfig,
       ...(this.#o.fieldManager ? { userAgent: this.#o.fieldManager } : {}),
       ...(budget
-        ? { beforeRequest: () => budget.acquire(record.id, limits) }
+        ? {
+            beforeRequest: () => budget.acquire(record.id, ceiling),
+            afterResponse: ({ latencyMs, error }) =>
+              void budget.report(
+                record.id,
+                ceiling,
+                apiSignalOf(latencyMs, error)
+              ),
+          }
         : {}),
     });
     return kubeClusterConnection(

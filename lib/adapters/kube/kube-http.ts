@@ -8,11 +8,11 @@
 
 import type http from 'node:http';
 import https from 'node:https';
-import { gunzipSync } from 'node:zlib';
-import { ReconcilerError, toError } from '../../errors.js';
+import { type KubeApiError, ReconcilerError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import type { ClusterAccess } from './cluster-access.js';
+import { httpsExchange, serverStopwatch } from './https-exchange.js';
 import { apiErrorFromNetwork, apiErrorFromResponse } from './kube-errors.js';
 import { watchEvents } from './watch-events.js';
 
@@ -31,6 +31,13 @@ export interface RequestOptions {
   contentType?: ContentType;
 }
 
+/** How an answer came: its latency, and the error a non-2xx one is. */
+export interface ApiAnswer {
+  /** From sending the request to the answer's headers. */
+  latencyMs: number;
+  error?: KubeApiError;
+}
+
 /** Raw JSON requests against the current context of a KubeConfig. */
 export class KubeHttp {
   /** Counters a sync or a benchmark reads. */
@@ -43,6 +50,7 @@ export class KubeHttp {
   readonly #server: URL;
   readonly #timeoutMs: number;
   readonly #beforeRequest: (() => Promise<void>) | undefined;
+  readonly #afterResponse: ((answer: ApiAnswer) => void) | undefined;
   readonly #userAgent: string;
   #agent: https.Agent | undefined;
 
@@ -50,6 +58,7 @@ export class KubeHttp {
     kubeConfig,
     timeoutMs = 30_000,
     beforeRequest,
+    afterResponse,
     userAgent = USER_AGENT,
   }: {
     /** clusterAccessFor's, or a client-node KubeConfig. */
@@ -57,6 +66,8 @@ export class KubeHttp {
     timeoutMs?: number;
     /** Awaited before every request and watch (the cluster's API budget). */
     beforeRequest?: () => Promise<void>;
+    /** Told every answer, a watch's opening one (the API budget adapts). */
+    afterResponse?: (answer: ApiAnswer) => void;
     /** The field manager of every write (lib/policy/identity.ts). */
     userAgent?: string;
   }) {
@@ -78,6 +89,7 @@ export class KubeHttp {
     }
     this.#timeoutMs = timeoutMs;
     this.#beforeRequest = beforeRequest;
+    this.#afterResponse = afterResponse;
     this.#userAgent = userAgent;
   }
 
@@ -147,52 +159,19 @@ export class KubeHttp {
       headers['Content-Length'] = String(Buffer.byteLength(options.body));
     }
     this.stats.requests++;
-    const { status, text, retryAfter } = await new Promise<{
-      status: number;
-      text: string;
-      retryAfter: string | undefined;
-    }>((resolve, reject) => {
-      const req = https.request(
-        url,
-        { ...base, method, headers, timeout: this.#timeoutMs },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => {
-            chunks.push(c);
-            this.stats.bytesRead += c.length;
-          });
-          res.on('end', () => {
-            try {
-              const body = Buffer.concat(chunks);
-              resolve({
-                status: res.statusCode ?? 0,
-                text: (res.headers['content-encoding'] === 'gzip'
-                  ? gunzipSync(body)
-                  : body
-                ).toString('utf8'),
-                retryAfter: res.headers['retry-after'],
-              });
-            } catch (e) {
-              reject(apiErrorFromNetwork(what, toError(e)));
-            }
-          });
-          res.on('error', reject);
-        }
-      );
-      req.on('timeout', () =>
-        req.destroy(new Error(`timed out after ${this.#timeoutMs} ms`))
-      );
-      req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
-      if (options.body !== undefined) {
-        this.stats.bytesWritten += Buffer.byteLength(options.body);
-        req.end(options.body);
-      } else {
-        req.end();
-      }
-    });
-    if (status < 200 || status > 299) {
-      throw apiErrorFromResponse(what, status, text, retryAfter, method);
-    }
+    const { status, text, retryAfter, latencyMs } = await httpsExchange(
+      what,
+      url,
+      { ...base, method, headers, timeout: this.#timeoutMs },
+      options.body,
+      this.stats
+    );
+    const error =
+      status < 200 || status > 299
+        ? apiErrorFromResponse(what, status, text, retryAfter, method)
+        : undefined;
+    this.#afterResponse?.(error ? { latencyMs, error } : { latencyMs });
+    if (error) throw error;
     return text;
   }
 
@@ -214,6 +193,7 @@ export class KubeHttp {
     await this.#beforeRequest?.();
     const base = await this.#options();
     this.stats.requests++;
+    let latencyMs = 0;
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = https.request(url, {
         ...base,
@@ -225,7 +205,11 @@ export class KubeHttp {
         },
         signal,
       });
-      req.on('response', resolve);
+      const elapsed = serverStopwatch(req);
+      req.on('response', (answer) => {
+        latencyMs = elapsed();
+        resolve(answer);
+      });
       req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
       req.end();
     });
@@ -233,13 +217,17 @@ export class KubeHttp {
     if (status < 200 || status > 299) {
       const chunks: Buffer[] = [];
       for await (const c of res) chunks.push(c as Buffer);
-      throw apiErrorFromResponse(
+      const error = apiErrorFromResponse(
         what,
         status,
         Buffer.concat(chunks).toString('utf8'),
         res.headers['retry-after']
       );
+      this.#afterResponse?.({ latencyMs, error });
+      throw error;
     }
+    // A watch counts by its opening answer; its stream is not a request.
+    this.#afterResponse?.({ latencyMs });
     try {
       yield* watchEvents<T>(what, res, this.stats);
     } catch (e) {

@@ -3,8 +3,8 @@
  * written to stdout (no PutMetricData calls), one blob per sync. By default
  * the metrics are fleet-wide (dimension `service` only) and the cluster is
  * a property of the blob, searchable in Logs Insights: a custom metric per
- * cluster costs $0.30 a month each, about $2.10 per cluster-month for the
- * six of a sync and the bridge's checkpoint age, most of an idle cluster's
+ * cluster costs $0.30 a month each, about $2.70 per cluster-month for the
+ * eight of a sync and the bridge's checkpoint age, most of an idle cluster's
  * bill. `perCluster` adds a second dimension set with the cluster, so a
  * sick cluster shows up on its own graph (opt-in); the fleet-wide series,
  * which the alarms watch, stay.
@@ -60,6 +60,16 @@ export class PowertoolsMetricsSink implements MetricsSink {
     metrics.addMetric('PodsDeleted', MetricUnit.Count, m.deletes);
     metrics.addMetric('SyncDuration', MetricUnit.Milliseconds, m.durationMs);
     metrics.addMetric('QueueLag', MetricUnit.Milliseconds, m.queueLagMs);
+    metrics.addMetric(
+      'ApiThrottles',
+      MetricUnit.Count,
+      m.budgetUsage.throttled
+    );
+    metrics.addMetric(
+      'BudgetWait',
+      MetricUnit.Milliseconds,
+      m.budgetUsage.waitMs
+    );
     metrics.publishStoredMetrics();
   }
 

@@ -83,6 +83,7 @@ export const emittedMetrics = (): EmittedMetrics => {
         creates: 1,
         deletes: 1,
         queueLagMs: 1,
+        budgetUsage: { throttled: 1, waitMs: 1 },
       });
       s.recordClusterUnhealthy('c1', 1);
       s.recordControllerConflict('c1');

@@ -54,9 +54,9 @@ describe('clusters CLI output', () => {
       expect(listed).toEqual({
         exitCode: 0,
         stdout: [
-          'ID       SERVER                 MODE   STATUS  BUDGET  LAST-BRIDGED        AUTH',
-          'bridged  https://10.0.0.1:6443  watch  Ready   50/100  12s ago             kubeconfig',
-          'failing  https://10.0.0.2:6443  watch  Ready   50/100  never (failing ×2)  kubeconfig',
+          'ID       SERVER                 MODE   STATUS  BUDGET   LAST-BRIDGED        AUTH',
+          'bridged  https://10.0.0.1:6443  watch  Ready   400/800  12s ago             kubeconfig',
+          'failing  https://10.0.0.2:6443  watch  Ready   400/800  never (failing ×2)  kubeconfig',
           '',
         ].join('\n'),
         stderr: '',
@@ -70,8 +70,8 @@ describe('clusters CLI output', () => {
       const wide = await bed.run('list', '-o', 'wide', '--no-headers');
       // Assess
       expect(wide.stdout.split('\n')).toEqual([
-        `bridged  https://10.0.0.1:6443  watch  Ready  50/100  12s ago             idle        3  apps/v1  kubeconfig ${bridged}`,
-        `failing  https://10.0.0.2:6443  watch  Ready  50/100  never (failing ×2)  failing ×2  -  apps/v1  kubeconfig ${failing}`,
+        `bridged  https://10.0.0.1:6443  watch  Ready  400/800  12s ago             idle        3  apps/v1  kubeconfig ${bridged}`,
+        `failing  https://10.0.0.2:6443  watch  Ready  400/800  never (failing ×2)  failing ×2  -  apps/v1  kubeconfig ${failing}`,
         '',
       ]);
     });
@@ -100,7 +100,7 @@ describe('clusters CLI output', () => {
         ownership: 'apps/v1',
         status: 'Ready',
         bridge: 'idle',
-        budget: '50/100',
+        budget: '400/800',
         nodes: 3,
         lastBridged: '2026-05-01T11:59:48.000Z',
       });

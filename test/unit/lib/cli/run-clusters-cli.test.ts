@@ -73,7 +73,7 @@ describe('runClustersCli', () => {
   afterEach(() => bed.cleanup());
 
   describe('add, list and remove', () => {
-    it('stores the API budget given with --api-qps and --api-burst', async () => {
+    it('stores the API ceiling given with --api-qps and --api-burst', async () => {
       // Act
       const added = await addLocal(
         'budgeted',
@@ -82,12 +82,27 @@ describe('runClustersCli', () => {
         '--api-burst',
         '80'
       );
+      const rateOnly = await run(
+        'add',
+        '--id',
+        'rate-only',
+        '--kubeconfig',
+        otherServer,
+        '--api-qps',
+        '100'
+      );
       const refused = await addLocal('bad', '--api-qps', '0');
       // Assess
       expect(added.exitCode).toBe(0);
       expect((await registry.get('budgeted'))?.apiBudget).toEqual({
         qps: 50,
         burst: 80,
+      });
+      // A ceiling given by its rate alone keeps two seconds of it as burst.
+      expect(rateOnly.exitCode).toBe(0);
+      expect((await registry.get('rate-only'))?.apiBudget).toEqual({
+        qps: 100,
+        burst: 200,
       });
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain('--api-qps');
@@ -116,13 +131,13 @@ describe('runClustersCli', () => {
         stderr: '',
       });
       expect(listed.stdout.split('\n')).toEqual([
-        'ID     SERVER                 MODE     STATUS  BUDGET  LAST-BRIDGED  AUTH',
-        'local  https://10.0.0.1:6443  economy  Ready   50/100  never         kubeconfig',
+        'ID     SERVER                 MODE     STATUS  BUDGET   LAST-BRIDGED  AUTH',
+        'local  https://10.0.0.1:6443  economy  Ready   400/800  never         kubeconfig',
         '',
       ]);
       expect(wide.stdout.split('\n')).toEqual([
-        'ID     SERVER                 MODE     STATUS  BUDGET  LAST-BRIDGED  BRIDGE  NODES  OWNERSHIP  AUTH',
-        `local  https://10.0.0.1:6443  economy  Ready   50/100  never         never   -      apps/v1    kubeconfig ${kubeconfig}`,
+        'ID     SERVER                 MODE     STATUS  BUDGET   LAST-BRIDGED  BRIDGE  NODES  OWNERSHIP  AUTH',
+        `local  https://10.0.0.1:6443  economy  Ready   400/800  never         never   -      apps/v1    kubeconfig ${kubeconfig}`,
         '',
       ]);
       expect(removed).toEqual({
@@ -271,7 +286,7 @@ describe('runClustersCli', () => {
             ownership: 'apps/v1',
             status: 'Ready',
             bridge: 'never',
-            budget: '50/100',
+            budget: '400/800',
           },
           {
             id: 'b',
@@ -281,7 +296,7 @@ describe('runClustersCli', () => {
             ownership: 'apps/v1',
             status: 'Ready',
             bridge: 'never',
-            budget: '50/100',
+            budget: '400/800',
           },
         ],
         invalid: [],
@@ -349,8 +364,8 @@ describe('runClustersCli', () => {
       // Assess
       expect(listed.exitCode).toBe(1);
       expect(listed.stdout.split('\n')).toEqual([
-        'ID  SERVER                 MODE   STATUS  BUDGET  LAST-BRIDGED  AUTH',
-        'a   https://10.0.0.1:6443  watch  Ready   50/100  never         kubeconfig',
+        'ID  SERVER                 MODE   STATUS  BUDGET   LAST-BRIDGED  AUTH',
+        'a   https://10.0.0.1:6443  watch  Ready   400/800  never         kubeconfig',
         'invalid record cluster#b (skipped): cluster b: unknown field "color"',
         '',
       ]);

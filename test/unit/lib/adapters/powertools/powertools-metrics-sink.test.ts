@@ -21,6 +21,7 @@ const sync = {
   creates: 2,
   deletes: 0,
   queueLagMs: 40,
+  budgetUsage: { throttled: 3, waitMs: 250 },
 };
 
 describe('PowertoolsMetricsSink', () => {
@@ -39,6 +40,8 @@ describe('PowertoolsMetricsSink', () => {
       cluster: 'prod-eu',
       Syncs: 1,
       PodsCreated: 2,
+      ApiThrottles: 3,
+      BudgetWait: 250,
     });
   });
 

@@ -1,0 +1,91 @@
+/**
+ * One HTTPS request and its whole answer, for KubeHttp: the body sent with
+ * a Content-Length, the answer gunzipped, bytes counted into the
+ * connection's stats, and the time from sending it to the answer's
+ * headers — the server's latency, before a big list's body streams (what
+ * the API budget watches).
+ */
+import type http from 'node:http';
+import https from 'node:https';
+import { gunzipSync } from 'node:zlib';
+import { toError } from '../../errors.js';
+import type { ConnectionStats } from '../../ports/index.js';
+import { apiErrorFromNetwork } from './kube-errors.js';
+
+/**
+ * Returns a stopwatch of `req` that starts when the request can go out: a
+ * socket assigned and its TLS handshake done. Time queued for one of the
+ * agent's sockets (a batch of creates outnumbers them) or spent on a
+ * handshake is the client's, not the server's latency.
+ */
+export const serverStopwatch = (req: http.ClientRequest): (() => number) => {
+  let startedAt = performance.now();
+  req.once('socket', (socket) => {
+    const start = () => {
+      startedAt = performance.now();
+    };
+    if (socket.connecting) socket.once('secureConnect', start);
+    else start();
+  });
+  return () => performance.now() - startedAt;
+};
+
+/** What came back. */
+export interface HttpsAnswer {
+  status: number;
+  /** The body, decompressed, as text. */
+  text: string;
+  retryAfter: string | undefined;
+  /** From sending the request to the answer's headers. */
+  latencyMs: number;
+}
+
+/**
+ * Returns the answer to one request; a failure to get one (network, TLS,
+ * timeout, a bad gzip body) rejects with KubeApiError naming `what`.
+ */
+export const httpsExchange = (
+  what: string,
+  url: URL,
+  options: https.RequestOptions & { timeout: number },
+  body: string | undefined,
+  stats: ConnectionStats
+): Promise<HttpsAnswer> =>
+  new Promise<HttpsAnswer>((resolve, reject) => {
+    const req = https.request(url, options, (res) => {
+      const latencyMs = elapsed();
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        stats.bytesRead += c.length;
+      });
+      res.on('end', () => {
+        try {
+          const raw = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            text: (res.headers['content-encoding'] === 'gzip'
+              ? gunzipSync(raw)
+              : raw
+            ).toString('utf8'),
+            retryAfter: res.headers['retry-after'],
+            latencyMs,
+          });
+        } catch (e) {
+          reject(apiErrorFromNetwork(what, toError(e)));
+        }
+      });
+      res.on('error', reject);
+    });
+    const elapsed = serverStopwatch(req);
+    req.on('timeout', () =>
+      req.destroy(new Error(`timed out after ${options.timeout} ms`))
+    );
+    req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
+    if (body !== undefined) {
+      stats.bytesWritten += Buffer.byteLength(body);
+      req.end(body);
+    } else {
+      req.end();
+    }
+  });
