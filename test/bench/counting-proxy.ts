@@ -20,6 +20,9 @@ export interface ProxiedCall {
   status: number;
   /** The error's type when the answer is an error, e.g. `ConditionalCheckFailedException`. */
   errorType?: string;
+  /** Bytes of the request body and of the answer's body (for unit sizes). */
+  requestBytes: number;
+  responseBytes: number;
 }
 
 const parseJson = (text: string): unknown => {
@@ -43,6 +46,25 @@ const errorTypeOf = (body: string): string | undefined => {
   return typeof type === 'string' ? type.split('#').at(-1) : undefined;
 };
 
+/**
+ * What the proxy does to one call instead of passing it: answer with an
+ * error of its own (throttling, 5xx), or pass it and lose the answer after
+ * the emulator committed it (the connection drops).
+ */
+export type Interference =
+  | { kind: 'answer'; status: number; errorType: string }
+  | { kind: 'lose-response' };
+
+/** Chooses an interference for a call, or none (the fault campaign's). */
+export type Interferer = (call: {
+  action: string;
+  input: unknown;
+}) => Interference | undefined;
+
+/** Returns an AWS JSON-protocol error body. */
+const errorBody = (errorType: string): string =>
+  JSON.stringify({ __type: errorType, message: `injected ${errorType}` });
+
 /** A recording pass-through to one emulator endpoint. */
 export class CountingProxy {
   readonly calls: ProxiedCall[] = [];
@@ -58,6 +80,9 @@ export class CountingProxy {
     this.#agent = agent;
   }
 
+  /** Chooses what to do to each call; nothing until set. */
+  interfere: Interferer = () => undefined;
+
   /** Starts a proxy on 127.0.0.1 that forwards to `target`. */
   static async start(target: string): Promise<CountingProxy> {
     const upstream = new URL(target);
@@ -70,6 +95,26 @@ export class CountingProxy {
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
         const headers = { ...req.headers, host: upstream.host };
+        const action = actionOf(req, text);
+        const input = parseJson(text);
+        const interference = proxy?.interfere({ action, input });
+        if (interference?.kind === 'answer') {
+          const { status, errorType } = interference;
+          const answer = errorBody(errorType);
+          proxy?.calls.push({
+            action,
+            input,
+            status,
+            errorType,
+            requestBytes: body.length,
+            responseBytes: answer.length,
+          });
+          res.writeHead(status, {
+            'content-type': 'application/x-amz-json-1.0',
+          });
+          res.end(answer);
+          return;
+        }
         const out = http.request(
           new URL(req.url ?? '/', upstream),
           { method: req.method, headers, agent },
@@ -82,11 +127,17 @@ export class CountingProxy {
               const errorType =
                 status >= 400 ? errorTypeOf(payload.toString('utf8')) : '';
               proxy?.calls.push({
-                action: actionOf(req, text),
-                input: parseJson(text),
+                action,
+                input,
                 status,
                 ...(errorType ? { errorType } : {}),
+                requestBytes: body.length,
+                responseBytes: payload.length,
               });
+              if (interference?.kind === 'lose-response') {
+                res.destroy();
+                return;
+              }
               const { 'transfer-encoding': _, ...rest } = answer.headers;
               res.writeHead(status, {
                 ...rest,

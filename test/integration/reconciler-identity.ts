@@ -35,9 +35,11 @@ export interface ReconcilerIdentity {
 }
 
 /** Returns the admin kubeconfig's server and CA, for a second identity. */
-const adminCluster = (): { server: string; caData: string } => {
+const adminCluster = (
+  kubeconfigPath = inject('kubeconfigPath')
+): { server: string; caData: string } => {
   const kc = new KubeConfig();
-  kc.loadFromFile(inject('kubeconfigPath'));
+  kc.loadFromFile(kubeconfigPath);
   const cluster = kc.getCurrentCluster();
   return { server: cluster?.server ?? '', caData: cluster?.caData ?? '' };
 };
@@ -46,7 +48,9 @@ const adminCluster = (): { server: string; caData: string } => {
 export const createReconcilerIdentity = async (
   admin: KubeHttp,
   ns: string,
-  ownership: keyof typeof ROLES = 'apps/v1'
+  ownership: keyof typeof ROLES = 'apps/v1',
+  /** Outside Vitest (the campaign), the admin kubeconfig to take server and CA from. */
+  adminKubeconfigPath?: string
 ): Promise<ReconcilerIdentity> => {
   const role = loadYaml<{ metadata: { name: string } }>(
     readFileSync(ROLES[ownership], 'utf8')
@@ -93,7 +97,7 @@ export const createReconcilerIdentity = async (
       }),
     }
   );
-  const { server, caData } = adminCluster();
+  const { server, caData } = adminCluster(adminKubeconfigPath);
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server, caData }],

@@ -1,25 +1,32 @@
 /**
- * Runs the benchmarks of test/bench/main.ts outside the test suite.
+ * Runs a TypeScript entry of the project outside the test suite (the
+ * benchmarks, the fault campaign):
+ *   node test/tools/run-bundled.ts test/bench/main.ts [--flags of the entry]
  *
- * From the repository root with Node 22 (which strips the types of this
- * file itself), at low priority because they load the whole machine:
- *   nice -n 10 node test/bench/run.ts [--suite reads|converge] [...]
- *
- * The benchmark code imports the project through `#lib/*` and `.js` suffixes
- * that Node cannot resolve to `.ts` files, so it is bundled first with
- * esbuild (as `npm start` bundles functions/local.ts); packages stay
- * external and load from node_modules. The local cluster finds its files from
- * the bundle's directory upward (repositoryFile).
+ * Node 22 strips the types of this file itself, but the entries import the
+ * project through `#lib/*` and `.js` suffixes that Node cannot resolve to
+ * `.ts` files, so the entry is bundled first with esbuild (as `npm start`
+ * bundles functions/local.ts); packages stay external and load from
+ * node_modules. The local cluster finds its files from the bundle's
+ * directory upward (repositoryFile).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = process.cwd();
-const OUT = path.join(ROOT, '.build', 'bench', 'main.mjs');
+const entry = process.argv[2];
+if (entry === undefined) {
+  console.error('usage: node test/tools/run-bundled.ts <entry.ts> [flags]');
+  process.exit(2);
+}
+// The entry parses the flags that follow it as its own.
+process.argv.splice(2, 1);
+const name = path.basename(path.dirname(entry));
+const OUT = path.join(ROOT, '.build', name, 'main.mjs');
 
 await build({
-  entryPoints: [path.join(ROOT, 'test', 'bench', 'main.ts')],
+  entryPoints: [path.join(ROOT, entry)],
   bundle: true,
   platform: 'node',
   format: 'esm',

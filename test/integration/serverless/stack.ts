@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
 import { inject } from 'vitest';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { kubeConfigFromFile } from '#lib/adapters/kube/kube-config-for-cluster.js';
@@ -23,7 +24,7 @@ import { createBridgeDispatchHandler } from '#lib/handlers/bridge-dispatch-handl
 import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
 import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
 import { createWatchBridgeHandler } from '#lib/handlers/watch-bridge-handler.js';
-import type { BridgeTurn, ClusterRecord } from '#lib/ports/index.js';
+import type { BridgeTurn, Clock, ClusterRecord } from '#lib/ports/index.js';
 import { type AwsWiring, createAwsWiring } from '#lib/wiring/aws.js';
 import { createDispatchWiring } from '#lib/wiring/aws-dispatch.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
@@ -72,6 +73,26 @@ export interface StackOptions {
    * soon; benchmarks pass the deployed 60 s and 360 s).
    */
   timing?: { functionTimeoutMs: number; visibilitySeconds: number };
+  /**
+   * Where the functions' invocations run (default: all in one warm
+   * container, the stack's `wiring`); the fault campaign gives each
+   * invocation a container of its own that it can kill.
+   */
+  host?: (newWiring: (clock?: Clock) => AwsWiring) => FunctionHost;
+}
+
+/** The functions a stack runs. */
+export type FunctionName = 'reconcile' | 'requeue' | 'watch-bridge';
+
+/** A Lambda handler as the stack invokes it. */
+export type Handler<E, R> = (event: E, context: Context) => Promise<R>;
+
+/** Runs a function's invocations, each in a container built on a wiring. */
+export interface FunctionHost {
+  host<E, R>(
+    name: FunctionName,
+    makeHandler: (wiring: AwsWiring) => Handler<E, R>
+  ): Handler<E, R>;
 }
 
 /** A running stack; `stop()` leaves nothing behind but the table rows. */
@@ -97,6 +118,7 @@ export class ServerlessStack {
   readonly #turnsRunning = new Set<Promise<void>>();
   #bridgeAbort = new AbortController();
   readonly #o: StackOptions;
+  #functionHost: FunctionHost | undefined;
   #endpoints: { dynamodb: string; sqs: string } = { dynamodb: '', sqs: '' };
 
   private constructor(o: StackOptions) {
@@ -135,11 +157,7 @@ export class ServerlessStack {
       perClusterMetrics: false,
     };
     this.#endpoints = this.#o.productEndpoints ?? endpoints;
-    this.wiring = createAwsWiring(this.config, this.logger, this.metrics, {
-      ...this.#clientOverrides(),
-      // The test bed's cluster is registered with its kubeconfig file.
-      kubeconfigFiles: kubeConfigFromFile,
-    });
+    this.wiring = this.newWiring();
     await this.registerCluster(this.cluster, this.#o.kubeconfigPath, {
       ownership: this.#o.ownership ?? 'apps/v1',
       bridgeMode: this.#o.bridgeMode ?? 'watch',
@@ -149,11 +167,9 @@ export class ServerlessStack {
     this.reconcilePoller = await EsmPoller.start({
       client: this.queues.client,
       queueUrl: this.queues.work.url,
-      handler: createReconcileHandler({
-        reconciler: this.wiring.reconciler,
-        logger,
-        metrics,
-      }),
+      handler: this.#hosted('reconcile', (w) =>
+        createReconcileHandler({ reconciler: w.reconciler, logger, metrics })
+      ),
       concurrency: this.#o.reconcileConcurrency ?? 2,
       functionTimeoutMs:
         this.#o.timing?.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS,
@@ -162,7 +178,9 @@ export class ServerlessStack {
     this.requeuePoller = await EsmPoller.start({
       client: this.queues.client,
       queueUrl: this.queues.delay.url,
-      handler: createRequeueHandler({ timers: this.wiring.timers, logger }),
+      handler: this.#hosted('requeue', (w) =>
+        createRequeueHandler({ timers: w.timers, logger })
+      ),
       functionTimeoutMs:
         this.#o.timing?.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS,
       functionName: 'requeue',
@@ -180,13 +198,15 @@ export class ServerlessStack {
     const signal = this.#bridgeAbort.signal;
     const leaseTtlMs = this.#o.leaseTtlMs ?? 4_000;
     const silent = new PowertoolsLogger({ logLevel: 'SILENT' });
-    const bridge = createWatchBridgeHandler({
-      bridge: this.wiring.bridge,
-      config: this.config,
-      logger: silent,
-      leaseTtlMs,
-      signal,
-    });
+    const bridge = this.#hosted('watch-bridge', (w) =>
+      createWatchBridgeHandler({
+        bridge: w.bridge,
+        config: this.config,
+        logger: silent,
+        leaseTtlMs,
+        signal,
+      })
+    );
     const launch = async (turn: BridgeTurn): Promise<void> => {
       this.bridgeTurns.push(turn);
       const startedAt = systemClock.now();
@@ -237,6 +257,27 @@ export class ServerlessStack {
     this.#bridgeAbort.abort();
     await this.#bridgeLoop;
     await Promise.all([...this.#turnsRunning]);
+  }
+
+  /** Builds the functions' clients and adapters, as a new container does. */
+  newWiring(clock?: Clock): AwsWiring {
+    return createAwsWiring(this.config, this.logger, this.metrics, {
+      ...this.#clientOverrides(),
+      // The test bed's cluster is registered with its kubeconfig file.
+      kubeconfigFiles: kubeConfigFromFile,
+      ...(clock ? { clock } : {}),
+    });
+  }
+
+  /** Returns the handler of `name`, hosted as the options say. */
+  #hosted<E, R>(
+    name: FunctionName,
+    makeHandler: (wiring: AwsWiring) => Handler<E, R>
+  ): Handler<E, R> {
+    this.#functionHost ??= this.#o.host?.((clock) => this.newWiring(clock));
+    return this.#functionHost
+      ? this.#functionHost.host(name, makeHandler)
+      : makeHandler(this.wiring);
   }
 
   /** Registers a cluster reached through a kubeconfig file. */

@@ -1,0 +1,286 @@
+/**
+ * One campaign run: a namespace with its own nodes, the product's serverless
+ * stack reaching the cluster under the reconciler's least-privilege role
+ * through the fault proxy, a random workload and random faults for a while,
+ * then no faults and no workload until every DaemonSet has converged — with
+ * the invariant checker watching from the start to the end.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { sleep } from '#lib/bridge/resource-watch.js';
+import { cleanUpRun } from '../bench/bench-testbed.js';
+import { CountingProxy } from '../bench/counting-proxy.js';
+import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
+import { ServerlessStack } from '../integration/serverless/stack.js';
+import { createNamespace } from '../testbed/kube-fixtures.js';
+import { ActiveFaults } from './active-faults.js';
+import {
+  type HistoryEntry,
+  InvariantChecker,
+  type Violation,
+} from './checker/invariant-checker.js';
+import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
+import { ApiFaultProxy } from './faults/api-fault-proxy.js';
+import { CampaignContainers } from './faults/lambda-containers.js';
+import { SeededRandom } from './seeded-random.js';
+import { drawWorkload, type PlannedAction, Workload } from './workload.js';
+
+/** The shared test bed a run uses. */
+export interface CampaignBed {
+  admin: KubeHttp;
+  adminKubeconfigPath: string;
+  kubectl: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  /** Where a run may write files (its kubeconfig). */
+  workDir: string;
+  /** Where each run's stack log goes (seed-<seed>.log). */
+  logDir: string;
+}
+
+/** What one run does; plan and workload default to the seed's. */
+export interface RunOptions {
+  seed: number;
+  nodes: number;
+  daemonSets: number;
+  /** How long faults and workload go on. */
+  faultMs: number;
+  /** The liveness bound after faults stop. */
+  convergeTimeoutMs: number;
+  /** No faults at all (the cost baseline of the same seed). */
+  faultFree?: boolean;
+  plan?: FaultPlan;
+  actions?: PlannedAction[];
+}
+
+/** The cost of a run, counted on the wire. */
+export interface RunCost {
+  apiRequests: number;
+  dynamodbCalls: number;
+  sqsCalls: number;
+  reconcileInvocations: number;
+}
+
+/** What one run found. */
+export interface RunResult {
+  seed: number;
+  plan: FaultPlan;
+  actions: PlannedAction[];
+  violations: Violation[];
+  injected: Partial<Record<FaultKind, number>>;
+  /** From faults stopping to converged (undefined: it did not). */
+  convergeMs: number | undefined;
+  wallMs: number;
+  cost: RunCost;
+  containers: { started: number; killed: number; timedOut: number };
+  /** The history around the first violation. */
+  history: HistoryEntry[];
+  /** The stack's log lines after the faults stopped (the first 60). */
+  logAfterFaults: string[];
+}
+
+/** Returns the seed's plan and workload (unless given). */
+export const planOf = (o: RunOptions) => {
+  const random = new SeededRandom(o.seed);
+  const windows = random.fork('size').int(3, 8);
+  return {
+    plan: o.faultFree
+      ? { windows: [] }
+      : (o.plan ?? drawFaultPlan(random.fork('plan'), o.faultMs, windows)),
+    actions:
+      o.actions ??
+      drawWorkload(
+        random.fork('workload'),
+        o.faultMs,
+        Math.ceil(o.faultMs / 1_500)
+      ),
+  };
+};
+
+/** Writes a copy of `kubeconfigPath` that reaches the cluster through the proxy. */
+const kubeconfigThrough = (
+  kubeconfigPath: string,
+  proxy: ApiFaultProxy,
+  file: string
+): string => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const out = proxy.kubeConfigFor(kc.getCurrentUser()?.token ?? '');
+  writeFileSync(file, out.exportConfig(), { mode: 0o600 });
+  return file;
+};
+
+/** Returns the admin kubeconfig's server and CA (PEM). */
+const adminTarget = (kubeconfigPath: string) => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const cluster = kc.getCurrentCluster();
+  return {
+    server: cluster?.server ?? '',
+    ca: Buffer.from(cluster?.caData ?? '', 'base64').toString('utf8'),
+  };
+};
+
+/** Runs one seed and returns what it found; never throws for a violation. */
+export const runCampaignRun = async (
+  bed: CampaignBed,
+  o: RunOptions
+): Promise<RunResult> => {
+  const started = Date.now();
+  const { plan, actions } = planOf(o);
+  const random = new SeededRandom(o.seed);
+  const ns = `camp-${o.seed.toString(36)}-${Date.now().toString(36).slice(-4)}`;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const checkerLater: { checker?: InvariantChecker } = {};
+    const observer = {
+      note: (t: string) => checkerLater.checker?.note(t),
+      markChaos: (p: string) => checkerLater.checker?.markChaos(p),
+      markForeign: (p: string) => checkerLater.checker?.markForeign(p),
+    };
+    const workload = new Workload(
+      bed.admin,
+      ns,
+      bed.adminKubeconfigPath,
+      bed.kubectl,
+      random.fork('targets'),
+      observer
+    );
+    await createNamespace(bed.admin, ns);
+    // The namespace goes (and is gone) before the nodes, so KWOK still
+    // finishes the deletion of its pods.
+    cleanups.push(() => cleanUpRun(bed.admin, ns, workload.nodes));
+    const identity = await createReconcilerIdentity(
+      bed.admin,
+      ns,
+      'apps/v1',
+      bed.adminKubeconfigPath
+    );
+    cleanups.push(() => identity.remove());
+    const target = adminTarget(bed.adminKubeconfigPath);
+    const api = await ApiFaultProxy.start(target.server, target.ca);
+    cleanups.push(() => api.close());
+    const dynamodb = await CountingProxy.start(bed.dynamodbEndpoint);
+    const sqs = await CountingProxy.start(bed.sqsEndpoint);
+    cleanups.push(
+      () => dynamodb.close(),
+      () => sqs.close()
+    );
+    await workload.addNodes(o.nodes);
+    const checker = await InvariantChecker.start({
+      kubeconfigPath: bed.adminKubeconfigPath,
+      namespace: ns,
+      nodeLabel: workload.nodeLabel,
+    });
+    checkerLater.checker = checker;
+    cleanups.push(() => checker.stop());
+    const faults = new ActiveFaults(plan, random.fork('faults'));
+    api.decide = faults.api;
+    dynamodb.interfere = faults.dynamodb;
+    sqs.interfere = faults.sqs;
+    let containers: CampaignContainers | undefined;
+    // Watches open before a window opens are cut when it opens, too.
+    const cutting = plan.windows
+      .filter(
+        (w) =>
+          w.kind === 'watch-cut' ||
+          w.kind === 'watch-410' ||
+          w.kind === 'cluster-unreachable'
+      )
+      .map((w) => w.fromMs);
+    const stack = await ServerlessStack.start({
+      kubeconfigPath: kubeconfigThrough(
+        identity.kubeconfigPath,
+        api,
+        path.join(bed.workDir, `${ns}.kubeconfig`)
+      ),
+      endpoints: { dynamodb: bed.dynamodbEndpoint, sqs: bed.sqsEndpoint },
+      productEndpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint },
+      bridgeWatchSeconds: 15,
+      host: (newWiring) => {
+        containers = new CampaignContainers(newWiring, faults);
+        return containers.host;
+      },
+    });
+    cleanups.push(async () => {
+      await stack.stop();
+      await containers?.closeAll();
+      // The whole log, for reading a run after the fact.
+      writeFileSync(
+        path.join(bed.logDir, `seed-${o.seed}.log`),
+        stack.logger.lines
+          .map(
+            (l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? {})}`
+          )
+          .join('\n')
+      );
+    });
+
+    // Faults and workload, for faultMs.
+    await workload.createForeignPods();
+    for (let i = 0; i < o.daemonSets; i++) await workload.createDaemonSet(i);
+    faults.begin();
+    const cuts = cutting.map((ms) => setTimeout(() => api.cutAll(), ms));
+    cleanups.push(async () => cuts.forEach(clearTimeout));
+    checker.note(`faults begin: ${plan.windows.length} windows`);
+    const blocked = setInterval(
+      () => checker.setControllerBlocked(faults.anyOpen()),
+      100
+    );
+    for (const action of actions) {
+      const wait = faults.startedAt + action.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      checker.note(`action ${action.kind}`);
+      await workload
+        .perform(action.kind)
+        .catch((e: unknown) =>
+          checker.note(`action ${action.kind} failed: ${String(e)}`)
+        );
+    }
+    const rest = faults.startedAt + o.faultMs - Date.now();
+    if (rest > 0) await sleep(rest);
+    faults.stop();
+    clearInterval(blocked);
+    checker.setControllerBlocked(false);
+    checker.note('faults and workload stop');
+    const logMark = stack.logger.lines.length;
+
+    // Liveness: everything converges with nothing more happening.
+    const converged = await checker.awaitConvergence(o.convergeTimeoutMs);
+    const violations = [
+      ...checker.violations(),
+      ...(converged.ok ? [] : [converged.violation]),
+    ];
+    const first = violations[0];
+    for (const [kind, n] of Object.entries(api.counts.faults))
+      faults.applied(kind, n);
+    return {
+      seed: o.seed,
+      plan,
+      actions,
+      violations,
+      injected: faults.injected,
+      convergeMs: converged.ok ? converged.ms : undefined,
+      wallMs: Date.now() - started,
+      cost: {
+        apiRequests: api.counts.requests,
+        dynamodbCalls: dynamodb.calls.length,
+        sqsCalls: sqs.calls.length,
+        reconcileInvocations: stack.reconcilePoller.invocations.length,
+      },
+      containers: containers?.counts ?? { started: 0, killed: 0, timedOut: 0 },
+      history: first ? checker.minimalHistory(first) : [],
+      logAfterFaults: stack.logger.lines
+        .slice(logMark, logMark + 60)
+        .map(
+          (l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? {})}`
+        ),
+    };
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch(() => undefined);
+    }
+  }
+};

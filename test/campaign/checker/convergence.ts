@@ -1,0 +1,227 @@
+/**
+ * converges-after-faults: what "settled" means for one DaemonSet, checked
+ * against the checker's own view. The status must say what upstream's
+ * updateDaemonSetStatus would write for the pods and nodes as they are
+ * (daemon_controller.go), and the pods must be what manage and
+ * rollingUpdate aim for: one live, available pod per eligible node, all of
+ * the current revision under RollingUpdate, none on nodes that must not
+ * run it. Terminating pods may linger. Upstream keeps an existing pod on a
+ * node that only stopped admitting new ones (an untolerated NoSchedule
+ * taint: !shouldRun but shouldContinueRunning) and counts it in
+ * numberMisscheduled, so such a node may keep one pod and the expected
+ * numberMisscheduled is what upstream would count, not 0.
+ */
+import {
+  type ClusterView,
+  isAvailable,
+  isLive,
+  keyOf,
+  podsByNode,
+} from './cluster-view.js';
+import { currentRevision, revisionHash } from './current-revision.js';
+import type { DaemonSet, Pod } from './kube-objects.js';
+import { REVISION_HASH_LABEL } from './kube-objects.js';
+import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
+import { isRollingUpdate } from './rolling-budget.js';
+
+/** Why one DaemonSet has not converged. */
+export interface Divergence {
+  daemonSet: string;
+  /** The first node a problem names, for the violation's `node`. */
+  node?: string;
+  /** "<ns/name>: <N> eligible nodes, status …; <problem>; <problem>". */
+  detail: string;
+}
+
+interface Problem {
+  text: string;
+  node?: string;
+}
+
+/** The DaemonSet's nodes as upstream's manage loop sees them. */
+interface NodeClasses {
+  /** shouldRun. */
+  eligible: string[];
+  /** !shouldRun but shouldContinueRunning: may keep an existing pod. */
+  keepOnly: Set<string>;
+  /** Every node object (upstream's nodeList). */
+  existing: Set<string>;
+}
+
+const classify = (
+  view: ClusterView,
+  ds: DaemonSet,
+  runLabel: RunLabel
+): NodeClasses => {
+  const classes: NodeClasses = {
+    eligible: [],
+    keepOnly: new Set(),
+    existing: new Set(),
+  };
+  for (const node of view.nodes.values()) {
+    const name = node.metadata.name;
+    const verdict = nodeShouldRunDaemonPod(node, ds, runLabel);
+    classes.existing.add(name);
+    if (verdict.shouldRun) classes.eligible.push(name);
+    else if (verdict.shouldContinueRunning) classes.keepOnly.add(name);
+  }
+  return classes;
+};
+
+/**
+ * Returns upstream's numberMisscheduled: nodes that should not run the
+ * DaemonSet yet hold one of its pods (getNodesToDaemonPods leaves out only
+ * pods both finished and being deleted).
+ */
+const expectedMisscheduled = (pods: Pod[], nodes: NodeClasses): number => {
+  const counted = pods.filter(
+    (p) =>
+      !p.metadata.deletionTimestamp ||
+      (p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded')
+  );
+  const eligible = new Set(nodes.eligible);
+  return [...podsByNode(counted).keys()].filter(
+    (n) => nodes.existing.has(n) && !eligible.has(n)
+  ).length;
+};
+
+const statusProblems = (
+  ds: DaemonSet,
+  desired: number,
+  misscheduled: number
+): Problem[] => {
+  const s = ds.status ?? {};
+  const problems: Problem[] = [];
+  const generation = ds.metadata.generation ?? 0;
+  if ((s.observedGeneration ?? 0) < generation) {
+    problems.push({
+      text: `observedGeneration ${s.observedGeneration ?? 0} < generation ${generation}`,
+    });
+  }
+  const expected: [string, number | undefined, number][] = [
+    ['desiredNumberScheduled', s.desiredNumberScheduled, desired],
+    ['currentNumberScheduled', s.currentNumberScheduled, desired],
+    ['numberMisscheduled', s.numberMisscheduled, misscheduled],
+    ['numberReady', s.numberReady, desired],
+    ['numberAvailable', s.numberAvailable, desired],
+    ['numberUnavailable', s.numberUnavailable, 0],
+  ];
+  if (isRollingUpdate(ds)) {
+    expected.push([
+      'updatedNumberScheduled',
+      s.updatedNumberScheduled,
+      desired,
+    ]);
+  }
+  for (const [field, have, want] of expected) {
+    if ((have ?? 0) !== want) {
+      problems.push({ text: `status ${field} ${have ?? 0}, want ${want}` });
+    }
+  }
+  return problems;
+};
+
+/** Returns the problems of one DaemonSet, or undefined once converged. */
+export const divergenceOf = (
+  view: ClusterView,
+  ds: DaemonSet,
+  runLabel: RunLabel,
+  atMs: number
+): Divergence | undefined => {
+  const nodes = classify(view, ds, runLabel);
+  const pods = view.daemonPods(ds);
+  const desired = nodes.eligible.length;
+  const problems = [
+    ...statusProblems(ds, desired, expectedMisscheduled(pods, nodes)),
+    ...podProblems(ds, pods, nodes, atMs),
+    ...(isRollingUpdate(ds) ? revisionProblems(view, ds) : []),
+  ];
+  if (problems.length === 0) return undefined;
+  const key = keyOf(ds.metadata);
+  const node = problems.find((p) => p.node)?.node;
+  const s = ds.status ?? {};
+  return {
+    daemonSet: key,
+    ...(node ? { node } : {}),
+    detail:
+      `${key}: ${desired} eligible nodes, status desired ` +
+      `${s.desiredNumberScheduled ?? 0} current ${s.currentNumberScheduled ?? 0} ` +
+      `ready ${s.numberReady ?? 0} available ${s.numberAvailable ?? 0} ` +
+      `updated ${s.updatedNumberScheduled ?? 0} misscheduled ` +
+      `${s.numberMisscheduled ?? 0}; ${problems.map((p) => p.text).join('; ')}`,
+  };
+};
+
+const podProblems = (
+  ds: DaemonSet,
+  pods: Pod[],
+  nodes: NodeClasses,
+  atMs: number
+): Problem[] => {
+  const problems: Problem[] = [];
+  const byNode = podsByNode(pods.filter(isLive));
+  const minReady = ds.spec.minReadySeconds ?? 0;
+  const names = (on: Pod[]) => on.map((p) => p.metadata.name).join(', ');
+  for (const node of nodes.eligible) {
+    const on = byNode.get(node) ?? [];
+    if (on.length === 0)
+      problems.push({ text: `node ${node} has no pod`, node });
+    else if (on.length > 1) {
+      problems.push({
+        text: `node ${node} has ${on.length} live pods (${names(on)})`,
+        node,
+      });
+    } else if (!isAvailable(on[0] as Pod, minReady, atMs)) {
+      problems.push({
+        text: `node ${node} pod ${names(on)} is not available`,
+        node,
+      });
+    }
+  }
+  const eligible = new Set(nodes.eligible);
+  for (const [node, on] of byNode) {
+    if (eligible.has(node)) continue;
+    if (nodes.keepOnly.has(node)) {
+      if (on.length > 1) {
+        problems.push({
+          text: `node ${node} may keep one pod but has ${names(on)}`,
+          node,
+        });
+      }
+    } else if (nodes.existing.has(node)) {
+      problems.push({
+        text: `node ${node} must not run it but has ${names(on)}`,
+        node,
+      });
+    } else {
+      // Bound pods of a deleted node are the pod garbage collector's.
+      const unbound = on.filter((p) => !p.spec?.nodeName);
+      if (unbound.length > 0) {
+        problems.push({
+          text: `node ${node} does not exist but ${names(unbound)} target it`,
+          node,
+        });
+      }
+    }
+  }
+  return problems;
+};
+
+const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
+  const current = currentRevision(view, ds);
+  const hash = current ? revisionHash(current) : undefined;
+  if (!current || !hash) {
+    return [{ text: 'no ControllerRevision of it holds the current template' }];
+  }
+  return view
+    .daemonPods(ds)
+    .filter(isLive)
+    .filter((p) => p.metadata.labels?.[REVISION_HASH_LABEL] !== hash)
+    .map((p) => ({
+      text:
+        `pod ${p.metadata.name} has revision hash ` +
+        `${p.metadata.labels?.[REVISION_HASH_LABEL] ?? '(none)'}, current is ` +
+        `${hash} (${current.metadata.name})`,
+      ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
+    }));
+};

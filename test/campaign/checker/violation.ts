@@ -1,0 +1,28 @@
+/** What the checker reports: the invariant broken, when, and about what. */
+
+/** The invariants the checker evaluates. */
+export type InvariantName =
+  /** > 1 live daemon pod of a DS on a node (> 2 while surge is allowed). */
+  | 'one-daemon-pod-per-node'
+  /** More nodes left without an available pod by the controller than allowed. */
+  | 'unavailable-within-budget'
+  /** A live daemon pod on a node that must not run it, beyond the grace. */
+  | 'no-pod-on-ineligible-node'
+  /** A pod the runner marked foreign was changed or deleted by someone else. */
+  | 'foreign-pods-untouched'
+  /** Liveness: the DaemonSets did not converge after the faults stopped. */
+  | 'converges-after-faults'
+  /** The checker itself lost its watch: the run is void, not green. */
+  | 'checker-watch-failed';
+
+/** One broken invariant. */
+export interface Violation {
+  invariant: InvariantName;
+  atMs: number;
+  /** "namespace/name" of the DaemonSet concerned. */
+  daemonSet?: string;
+  node?: string;
+  /** The pod concerned, when one is (an addition to the runner's API). */
+  pod?: string;
+  detail: string;
+}

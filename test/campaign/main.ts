@@ -1,0 +1,116 @@
+/**
+ * The fault campaign, outside the test suite (npm run campaign -- …):
+ *
+ *   --runs N            runs (default 10); seeds seed … seed + N - 1
+ *   --seed S            the first seed (default: from the clock, printed)
+ *   --nodes K           nodes per run (default 5)
+ *   --daemon-sets D     DaemonSets per run (default 2)
+ *   --fault-seconds F   faults and workload per run (default 20)
+ *   --converge-seconds  the liveness bound after faults stop (default 120)
+ *   --parallel P        test beds running runs side by side (default 1)
+ *   --minutes M         start no run after M minutes
+ *   --shrink R          re-runs spent shrinking a violating run (default 6)
+ *   --out FILE          the JSON summary (default .build/campaign/last.json)
+ *
+ * Exit code 1 when any run broke an invariant; each violation is printed
+ * with its seed, fault plan, workload and the history around it, and
+ * re-running that seed (--runs 1 --seed S) replays the same plan.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startCampaignBed } from './campaign-bed.js';
+import { summarise, summaryMarkdown } from './campaign-summary.js';
+import { describePlan } from './fault-plan.js';
+import { runCampaign } from './run-campaign.js';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '10' },
+    seed: { type: 'string' },
+    nodes: { type: 'string', default: '5' },
+    'daemon-sets': { type: 'string', default: '2' },
+    'fault-seconds': { type: 'string', default: '20' },
+    'converge-seconds': { type: 'string', default: '120' },
+    parallel: { type: 'string', default: '1' },
+    minutes: { type: 'string' },
+    shrink: { type: 'string', default: '6' },
+    out: { type: 'string', default: '.build/campaign/last.json' },
+  },
+});
+
+const count = (name: keyof typeof values): number => {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(
+      `error: --${name} must be a whole number, got ${values[name]}`
+    );
+    process.exit(2);
+  }
+  return n;
+};
+
+// The stacks' EMF lines would flood the report.
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+const warn = console.warn;
+console.warn = (...args: unknown[]) => {
+  if (!String(args[0]).startsWith('No application metrics')) warn(...args);
+};
+
+const seed = values.seed === undefined ? Date.now() % 1_000_000 : count('seed');
+const parallel = Math.max(1, count('parallel'));
+const say = (line: string) =>
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+say(
+  `campaign: ${count('runs')} runs from seed ${seed}, ${parallel} test bed(s)`
+);
+const beds = await Promise.all(
+  Array.from({ length: parallel }, () => startCampaignBed())
+);
+say('test beds up');
+let exitCode = 0;
+try {
+  const { results, shrunk } = await runCampaign(
+    beds,
+    {
+      runs: count('runs'),
+      seed,
+      nodes: count('nodes'),
+      daemonSets: count('daemon-sets'),
+      faultMs: count('fault-seconds') * 1_000,
+      convergeTimeoutMs: count('converge-seconds') * 1_000,
+      shrinkBudget: count('shrink'),
+      ...(values.minutes === undefined
+        ? {}
+        : { deadlineMs: count('minutes') * 60_000 }),
+    },
+    say
+  );
+  const summary = summarise(results);
+  console.log(`\n${summaryMarkdown(summary)}\n`);
+  for (const { result, reruns } of shrunk) {
+    exitCode = 1;
+    console.log(`## seed ${result.seed} (shrunk in ${reruns} re-runs)`);
+    for (const v of result.violations)
+      console.log(`- ${v.invariant}: ${v.detail}`);
+    console.log('fault plan:');
+    for (const line of describePlan(result.plan)) console.log(`  ${line}`);
+    console.log(
+      `workload: ${result.actions.map((a) => `${(a.atMs / 1000).toFixed(1)} s ${a.kind}`).join(', ')}`
+    );
+    console.log('history:');
+    for (const h of result.history)
+      console.log(`  ${h.atMs} ${h.kind} ${h.text}`);
+  }
+  if (summary.violations > 0) exitCode = 1;
+  mkdirSync(path.dirname(values.out), { recursive: true });
+  writeFileSync(
+    values.out,
+    JSON.stringify({ summary, results, shrunk }, null, 2)
+  );
+  say(`summary written to ${values.out}`);
+} finally {
+  await Promise.all(beds.map((b) => b.stop()));
+}
+process.exit(exitCode);

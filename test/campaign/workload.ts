@@ -1,0 +1,355 @@
+/**
+ * A run's random workload, drawn from its seed: DaemonSets created with a
+ * random update strategy, template changes, strategy switches, `kubectl
+ * rollout undo` and `restart`, nodes added, deleted, relabelled and
+ * tainted, daemon pods failed or deleted — and foreign pods that no
+ * DaemonSet may touch. The plan (what, when) is data; the targets are drawn
+ * when an action runs, from what the cluster then holds.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { ContentType, KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import {
+  createNodes,
+  deleteNodes,
+} from '#lib/local-cluster/simulated-nodes.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  deletePod,
+  failPod,
+  patchNode,
+} from '../integration/serverless/cluster-state.js';
+import type { SeededRandom } from './seeded-random.js';
+
+const run = promisify(execFile);
+
+/** Every action of the workload. */
+export const ACTIONS = [
+  'template-change',
+  'strategy-change',
+  'rollout-undo',
+  'rollout-restart',
+  'add-node',
+  'delete-node',
+  'label-flip',
+  'taint-flip',
+  'fail-pod',
+  'delete-pod',
+] as const;
+export type ActionKind = (typeof ACTIONS)[number];
+
+/** One planned action. */
+export interface PlannedAction {
+  atMs: number;
+  kind: ActionKind;
+}
+
+/** The taint some DaemonSets tolerate. */
+export const CAMPAIGN_TAINT = 'campaign.dsr.dev/taint';
+
+/** Draws `count` actions spread over `durationMs`. */
+export const drawWorkload = (
+  random: SeededRandom,
+  durationMs: number,
+  count: number
+): PlannedAction[] =>
+  Array.from({ length: count }, () => ({
+    atMs: random.int(500, durationMs),
+    kind: random.pick(ACTIONS),
+  })).sort((a, b) => a.atMs - b.atMs);
+
+/** What the workload tells the checker. */
+export interface WorkloadObserver {
+  note(text: string): void;
+  markChaos(podName: string): void;
+  markForeign(podName: string): void;
+}
+
+/** Draws a RollingUpdate (maxUnavailable and maxSurge, int or %) or OnDelete. */
+const drawStrategy = (random: SeededRandom): object => {
+  if (random.chance(0.2)) return { type: 'OnDelete' };
+  const maxSurge = random.pick([0, 0, 1, '25%'] as const);
+  // The API allows a surge only with maxUnavailable 0.
+  const maxUnavailable =
+    maxSurge === 0 ? random.pick([1, 2, '25%', '50%'] as const) : 0;
+  return { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } };
+};
+
+/** The cluster side of one run: its namespace, nodes and DaemonSets. */
+export class Workload {
+  readonly nodes: string[] = [];
+  readonly daemonSets: string[] = [];
+  #nodeBatches = 0;
+  #image = 1;
+
+  constructor(
+    readonly admin: KubeHttp,
+    readonly ns: string,
+    readonly adminKubeconfig: string,
+    readonly kubectl: string,
+    readonly random: SeededRandom,
+    readonly observer: WorkloadObserver
+  ) {}
+
+  /** The label every node of the run carries. */
+  get nodeLabel(): { key: string; value: string } {
+    return { key: 'campaign', value: this.ns };
+  }
+
+  /** Creates `count` nodes, each in tier a or b. */
+  async addNodes(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const tier = this.random.pick(['a', 'b']);
+      const names = await createNodes(this.admin, 1, {
+        prefix: `${this.ns}-${this.#nodeBatches++}-`,
+        labels: { campaign: this.ns, tier },
+      });
+      this.nodes.push(...names);
+      this.observer.note(`node ${names.join()} added in tier ${tier}`);
+    }
+  }
+
+  /** Creates DaemonSet `ds-<i>` with a random strategy, selector and tolerations. */
+  async createDaemonSet(i: number): Promise<void> {
+    const name = `ds-${i}`;
+    const tierOnly = this.random.chance(0.4);
+    const tolerates = this.random.chance(0.5);
+    const spec = {
+      selector: { matchLabels: { app: name } },
+      updateStrategy: drawStrategy(this.random),
+      minReadySeconds: this.random.pick([0, 0, 1]),
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          nodeSelector: {
+            campaign: this.ns,
+            ...(tierOnly ? { tier: 'a' } : {}),
+          },
+          ...(tolerates
+            ? { tolerations: [{ key: CAMPAIGN_TAINT, operator: 'Exists' }] }
+            : {}),
+          containers: [{ name: 'c', image: `agent:${this.#image}` }],
+        },
+      },
+    };
+    await this.admin.request(
+      `create ds ${name}`,
+      'POST',
+      `/apis/apps/v1/namespaces/${this.ns}/daemonsets`,
+      {
+        body: JSON.stringify({
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name },
+          spec,
+        }),
+      }
+    );
+    this.daemonSets.push(name);
+    this.observer.note(
+      `created ${name}: ${JSON.stringify(spec.updateStrategy)} tier-a-only=${tierOnly} tolerates=${tolerates}`
+    );
+  }
+
+  /**
+   * Creates two foreign pods on a node: one whose labels no DaemonSet
+   * selects, and one with ds-0's labels but another controller (a
+   * ConfigMap, so the garbage collector keeps it), which upstream never
+   * adopts.
+   */
+  async createForeignPods(): Promise<void> {
+    const node = this.nodes[0];
+    const { metadata } = await this.admin.request<{
+      metadata: { uid: string };
+    }>('create owner', 'POST', `/api/v1/namespaces/${this.ns}/configmaps`, {
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'foreign-owner' },
+      }),
+    });
+    const owned = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'foreign-owner',
+      uid: metadata.uid,
+      controller: true,
+    };
+    for (const [name, labels, owners] of [
+      ['foreign-plain', { app: 'other' }, []],
+      ['foreign-owned', { app: 'ds-0' }, [owned]],
+    ] as const) {
+      await this.admin.request(
+        `create ${name}`,
+        'POST',
+        `/api/v1/namespaces/${this.ns}/pods`,
+        {
+          body: JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, labels, ownerReferences: owners },
+            spec: {
+              nodeName: node,
+              containers: [{ name: 'c', image: 'foreign:1' }],
+            },
+          }),
+        }
+      );
+      this.observer.markForeign(name);
+    }
+  }
+
+  /** Runs one action; a target that vanished meanwhile makes it a no-op. */
+  async perform(kind: ActionKind): Promise<void> {
+    const ds = this.random.pick(this.daemonSets);
+    switch (kind) {
+      case 'template-change':
+        this.#image++;
+        await this.#patchDaemonSet(ds, {
+          spec: {
+            template: {
+              spec: {
+                containers: [{ name: 'c', image: `agent:${this.#image}` }],
+              },
+            },
+          },
+        });
+        return this.observer.note(`${ds}: image agent:${this.#image}`);
+      case 'strategy-change': {
+        const updateStrategy = drawStrategy(this.random);
+        // A merge patch replaces rollingUpdate whole (OnDelete drops it).
+        await this.#patchDaemonSet(
+          ds,
+          {
+            spec: {
+              updateStrategy: { rollingUpdate: null, ...updateStrategy },
+            },
+          },
+          'application/merge-patch+json'
+        );
+        return this.observer.note(
+          `${ds}: strategy ${JSON.stringify(updateStrategy)}`
+        );
+      }
+      case 'rollout-undo':
+      case 'rollout-restart': {
+        const verb = kind === 'rollout-undo' ? 'undo' : 'restart';
+        const out = await run(this.kubectl, [
+          '--kubeconfig',
+          this.adminKubeconfig,
+          '-n',
+          this.ns,
+          'rollout',
+          verb,
+          `daemonset/${ds}`,
+        ]).catch((e: { stderr?: string }) => ({
+          stdout: `failed: ${e.stderr ?? e}`,
+        }));
+        return this.observer.note(
+          `${ds}: kubectl rollout ${verb}: ${String(out.stdout).trim()}`
+        );
+      }
+      case 'add-node':
+        return this.addNodes(1);
+      case 'delete-node': {
+        if (this.nodes.length <= 2) return;
+        const node = this.random.pick(this.nodes.slice(1));
+        this.nodes.splice(this.nodes.indexOf(node), 1);
+        await deleteNodes(this.admin, [node]);
+        await this.#collectPodsOf(node);
+        return this.observer.note(`node ${node} deleted, its pods collected`);
+      }
+      case 'label-flip': {
+        const node = this.random.pick(this.nodes);
+        const tier = this.random.pick(['a', 'b']);
+        await patchNode(this.admin, node, { metadata: { labels: { tier } } });
+        return this.observer.note(`node ${node}: tier=${tier}`);
+      }
+      case 'taint-flip': {
+        const node = this.random.pick(this.nodes);
+        const effect = this.random.pick([
+          'NoExecute',
+          'NoSchedule',
+          'none',
+        ] as const);
+        const taints =
+          effect === 'none'
+            ? null
+            : [{ key: CAMPAIGN_TAINT, value: 'x', effect }];
+        await patchNode(this.admin, node, { spec: { taints } });
+        return this.observer.note(`node ${node}: taint ${effect}`);
+      }
+      case 'fail-pod':
+      case 'delete-pod':
+        return this.#hitPod(ds, kind);
+    }
+  }
+
+  /**
+   * Deletes the pods bound to a deleted node at once: what the pod garbage
+   * collector does after its 40-s quarantine (upstream's DaemonSet
+   * controller leaves them to it, and syncs when they go).
+   */
+  async #collectPodsOf(node: string): Promise<void> {
+    const pods = await this.admin.list<Pod>(
+      'list pods',
+      `/api/v1/namespaces/${this.ns}/pods`,
+      { fieldSelector: `spec.nodeName=${node}` }
+    );
+    for (const pod of pods) {
+      const name = pod.metadata?.name ?? '';
+      this.observer.markChaos(name);
+      await this.admin
+        .request(
+          `collect ${name}`,
+          'DELETE',
+          `/api/v1/namespaces/${this.ns}/pods/${name}`,
+          { query: { gracePeriodSeconds: 0 } }
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  async #hitPod(ds: string, kind: 'fail-pod' | 'delete-pod'): Promise<void> {
+    const pods = await this.admin.list<Pod>(
+      'list pods',
+      `/api/v1/namespaces/${this.ns}/pods`,
+      { labelSelector: `app=${ds}` }
+    );
+    const live = pods.filter(
+      (p) =>
+        !p.metadata?.deletionTimestamp &&
+        p.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')
+    );
+    if (live.length === 0) return;
+    const name = this.random.pick(live).metadata?.name ?? '';
+    this.observer.markChaos(name);
+    await (kind === 'fail-pod'
+      ? failPod(this.admin, this.ns, name)
+      : deletePod(this.admin, this.ns, name));
+    this.observer.note(
+      `${ds}: pod ${name} ${kind === 'fail-pod' ? 'failed' : 'deleted'}`
+    );
+  }
+
+  #patchDaemonSet(
+    name: string,
+    patch: object,
+    contentType: ContentType = 'application/strategic-merge-patch+json'
+  ) {
+    return this.admin.request(
+      `patch ${name}`,
+      'PATCH',
+      `/apis/apps/v1/namespaces/${this.ns}/daemonsets/${name}`,
+      {
+        body: JSON.stringify(patch),
+        contentType,
+      }
+    );
+  }
+
+  /** Deletes the run's nodes (the namespace goes with the run). */
+  async removeNodes(): Promise<void> {
+    await deleteNodes(this.admin, this.nodes);
+  }
+}

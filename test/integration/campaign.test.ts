@@ -1,0 +1,68 @@
+/**
+ * The CI fault campaign: a fixed range of seeds run on the test bed's real
+ * parts (control plane, DynamoDB Local, fauxqs, the handlers' middy chains
+ * under the reconciler's least-privilege role), each with random faults and
+ * a random workload, checked by the independent invariant checker. The
+ * long campaign (`npm run campaign -- --runs 1000`) runs outside the suite;
+ * any seed it or this test reports replays with `--runs 1 --seed S`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { CampaignBed } from '../campaign/campaign-run.js';
+import { summarise, summaryMarkdown } from '../campaign/campaign-summary.js';
+import { describeRun, runCampaign } from '../campaign/run-campaign.js';
+import { adminHttp } from './sync-loop.js';
+
+/** The CI campaign's seeds: CI_FIRST_SEED … + CI_RUNS - 1. */
+const CI_FIRST_SEED = 1_000;
+const CI_RUNS = 20;
+
+describe('fault campaign (CI)', () => {
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'dsr-campaign-'));
+  const bed: CampaignBed = {
+    admin: adminHttp(),
+    adminKubeconfigPath: inject('kubeconfigPath'),
+    kubectl: path.join(inject('binDir'), 'kubectl'),
+    dynamodbEndpoint: inject('dynamodbEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+    workDir,
+    logDir: workDir,
+  };
+  afterAll(() => {
+    bed.admin.close();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it(
+    `${CI_RUNS} seeded runs under random faults keep every invariant and converge after the faults stop`,
+    async () => {
+      // Act
+      const { results } = await runCampaign(
+        [bed],
+        {
+          runs: CI_RUNS,
+          seed: CI_FIRST_SEED,
+          nodes: 4,
+          daemonSets: 2,
+          faultMs: 12_000,
+          convergeTimeoutMs: 120_000,
+          shrinkBudget: 0,
+        },
+        (line) => console.log(line)
+      );
+      const summary = summarise(results);
+      console.log(summaryMarkdown(summary));
+
+      // Assess
+      expect(results).toHaveLength(CI_RUNS);
+      const violated = results.filter((r) => r.violations.length > 0);
+      expect(violated.map(describeRun)).toEqual([]);
+      // The faults did happen: most kinds, and containers died.
+      expect(Object.keys(summary.faults).length).toBeGreaterThanOrEqual(10);
+      expect(summary.containers.killed).toBeGreaterThan(0);
+    },
+    40 * 60_000
+  );
+});

@@ -1,0 +1,166 @@
+/**
+ * The campaign's Lambda containers: a container dies between two of its
+ * I/O calls and none of its later requests leaves the process; the next
+ * invocation gets a fresh container; a lost delete brings the batch back.
+ */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AwsWiring } from '#lib/wiring/aws.js';
+import {
+  CampaignContainers,
+  type ContainerFaults,
+  type KillPoint,
+} from '../../campaign/faults/lambda-containers.js';
+import { InvocationKilledError } from '../../helpers/esm-poller.js';
+import { lambdaContext } from '../../helpers/lambda-context.js';
+
+const received: string[] = [];
+const server = http.createServer((req, res) => {
+  received.push(req.url ?? '');
+  res.end('ok');
+});
+let base = '';
+
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+const get = (url: string) =>
+  new Promise<void>((resolve, reject) => {
+    http.get(url, (r) => r.resume().on('end', resolve)).on('error', reject);
+  });
+
+/** Faults that kill the next invocation at `kill`, and count what they applied. */
+const faultsOf = (
+  kill?: KillPoint,
+  delivery?: ReturnType<ContainerFaults['delivery']>
+) => {
+  const applied: string[] = [];
+  let pending = kill;
+  const faults: ContainerFaults = {
+    killPoint: () => {
+      const k = pending;
+      pending = undefined;
+      return k;
+    },
+    delivery: () => delivery,
+    skewMs: () => 0,
+    applied: (k) => applied.push(k),
+  };
+  return { faults, applied };
+};
+
+const wiring = () =>
+  ({ sessions: { close: async () => undefined } }) as unknown as AwsWiring;
+
+/** A handler making three requests in a row, tagged with the invocation. */
+const threeCalls = () => async (event: { tag: string }) => {
+  for (let i = 1; i <= 3; i++) await get(`${base}/${event.tag}/${i}`);
+  return 'done';
+};
+
+describe('CampaignContainers', () => {
+  it('kills an invocation before its second request is sent; nothing of it leaves afterwards', async () => {
+    // Prepare
+    const { faults, applied } = faultsOf({ atRequest: 2, when: 'before-send' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+
+    // Act
+    const outcome = await handler({ tag: 'a' }, lambdaContext()).catch(
+      (e: unknown) => e
+    );
+    await new Promise((r) => setTimeout(r, 100));
+
+    // Assess
+    expect(outcome).toBeInstanceOf(InvocationKilledError);
+    expect(received.filter((u) => u.startsWith('/a/'))).toEqual(['/a/1']);
+    expect(applied).toEqual(['kill-reconcile']);
+    expect(containers.counts).toMatchObject({ started: 1, killed: 1 });
+  });
+
+  it('kills after the answer of a request: the request landed, the invocation is dead', async () => {
+    const { faults } = faultsOf({ atRequest: 2, when: 'after-answer' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host('requeue', threeCalls);
+
+    const outcome = await handler({ tag: 'b' }, lambdaContext()).catch(
+      (e: unknown) => e
+    );
+    await new Promise((r) => setTimeout(r, 100));
+
+    expect(outcome).toBeInstanceOf(InvocationKilledError);
+    expect(received.filter((u) => u.startsWith('/b/'))).toEqual([
+      '/b/1',
+      '/b/2',
+    ]);
+  });
+
+  it('gives the next invocation a fresh container after a kill, and reuses a warm one otherwise', async () => {
+    const { faults } = faultsOf({ atRequest: 1, when: 'before-send' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+
+    await handler({ tag: 'c' }, lambdaContext()).catch(() => undefined);
+    await handler({ tag: 'd' }, lambdaContext());
+    await handler({ tag: 'e' }, lambdaContext());
+
+    expect(containers.counts).toMatchObject({ started: 2, killed: 1 });
+    expect(received.filter((u) => u.startsWith('/d/'))).toHaveLength(3);
+  });
+
+  it('kills an invocation that outlives its timeout, as Lambda ends the sandbox', async () => {
+    const { faults } = faultsOf();
+    const containers = new CampaignContainers(wiring, faults);
+    const slow = () => async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      await get(`${base}/late`);
+    };
+    const handler = containers.host.host('reconcile', slow);
+
+    const outcome = await handler({}, lambdaContext({ timeoutMs: 100 })).catch(
+      (e: unknown) => e
+    );
+    await new Promise((r) => setTimeout(r, 400));
+
+    expect(outcome).toBeInstanceOf(InvocationKilledError);
+    expect(received).not.toContain('/late');
+    expect(containers.counts.timedOut).toBe(1);
+  });
+
+  it('reports every message failed when the delete is lost (redelivery)', async () => {
+    const { faults, applied } = faultsOf(undefined, { kind: 'sqs-redelivery' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host(
+      'reconcile',
+      () => async () => undefined
+    );
+
+    const out = await handler(
+      { Records: [{ messageId: 'm1' }, { messageId: 'm2' }] },
+      lambdaContext()
+    );
+
+    expect(out).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }],
+    });
+    expect(applied).toEqual(['sqs-redelivery']);
+  });
+
+  it('delivers a duplicated batch twice, in two containers', async () => {
+    const { faults } = faultsOf(undefined, { kind: 'sqs-duplicate' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+
+    await handler({ tag: 'f' }, lambdaContext());
+    await new Promise((r) => setTimeout(r, 200));
+
+    expect(received.filter((u) => u === '/f/1')).toHaveLength(2);
+    expect(containers.counts.started).toBe(2);
+  });
+});
