@@ -71,3 +71,19 @@ export const writesSince = (
 /** Returns the total of writes by kind. */
 export const totalWrites = (byKind: Record<string, number>): number =>
   Object.values(byKind).reduce((a, n) => a + n, 0);
+
+/**
+ * Runs `act`, then `settle` (time for the writes that follow it), and
+ * returns what `act` returned with the controller writes in between.
+ */
+export const countingWrites = async <T>(
+  admin: KubeHttp,
+  act: () => Promise<T>,
+  settle: () => Promise<unknown>
+): Promise<T & { apiWrites: number; writes: Record<string, number> }> => {
+  const before = await controllerWritesByKind(admin);
+  const result = await act();
+  await settle();
+  const writes = writesSince(before, await controllerWritesByKind(admin));
+  return { ...result, apiWrites: totalWrites(writes), writes };
+};

@@ -1,4 +1,4 @@
-/** Runs measurements 2 and 3 and renders them as Markdown. */
+/** Runs measurements 2 and 3 (creates, then rollouts) and renders them as Markdown. */
 
 import { startBenchTestbed } from './bench-testbed.js';
 import {
@@ -7,10 +7,19 @@ import {
   type ServerlessRun,
   type UpstreamRun,
 } from './converge.js';
+import {
+  breakdownTable,
+  convergeTable,
+  countsTable,
+  dollarsTable,
+  perMillion,
+  rolloutTable,
+} from './converge-tables.js';
 import { CountingProxy } from './counting-proxy.js';
-import { kib, markdownTable, percentile, say, seconds } from './markdown.js';
+import { say } from './markdown.js';
 import { benchData } from './plot-data.js';
 import { type RawRun, runRaw } from './raw-create.js';
+import { PRICES, PRICES_SOURCE } from './usage-cost.js';
 
 /** Knobs of measurements 2 and 3. */
 export interface ConvergeOptions {
@@ -25,138 +34,6 @@ export interface ConvergeOptions {
   /** Node counts for the raw create loop (the API server's limit). */
   rawNodes: number[];
 }
-
-const joinRuns = <T>(runs: readonly T[], f: (r: T) => string | number) =>
-  runs.map(f).join(' / ');
-
-const convergeTable = (
-  serverless: readonly ServerlessRun[],
-  upstream: readonly UpstreamRun[],
-  raw: readonly RawRun[]
-): string => {
-  const rows: (string | number)[][] = [];
-  for (const n of [...new Set(raw.map((r) => r.nodes))]) {
-    const mine = raw.filter((r) => r.nodes === n);
-    rows.push([
-      'raw create loop: pods POSTed with nodeName, 64 in flight (the API server’s limit)',
-      n,
-      mine.length,
-      joinRuns(
-        mine,
-        (r) => `${seconds(r.convergeMs)} (posted in ${seconds(r.createMs)})`
-      ),
-      seconds(
-        percentile(
-          mine.map((r) => r.convergeMs),
-          50
-        )
-      ),
-      '-',
-      '1.00',
-    ]);
-  }
-  const groups: [string, readonly (ServerlessRun | UpstreamRun)[]][] = [
-    ['serverless (bridge + SQS + reconcile Lambda)', serverless],
-    ...[...new Set(upstream.map((r) => r.qps))].map(
-      (qps): [string, UpstreamRun[]] => [
-        `upstream kube-controller-manager (qps ${qps}, burst ${Math.ceil(qps * 1.5)})`,
-        upstream.filter((r) => r.qps === qps),
-      ]
-    ),
-  ];
-  for (const [who, runs] of groups) {
-    for (const n of [...new Set(runs.map((r) => r.nodes))]) {
-      const mine = runs.filter((r) => r.nodes === n);
-      rows.push([
-        who,
-        n,
-        mine.length,
-        joinRuns(mine, (r) => seconds(r.convergeMs)),
-        seconds(
-          percentile(
-            mine.map((r) => r.convergeMs),
-            50
-          )
-        ),
-        joinRuns(mine, (r) => seconds(r.nodeCreationMs)),
-        joinRuns(mine, (r) => (r.apiWrites / r.nodes).toFixed(2)),
-      ]);
-    }
-  }
-  return markdownTable(
-    [
-      'controller',
-      'nodes',
-      'runs',
-      'converge s (each run)',
-      'median s',
-      'node creation s (test bed)',
-      'API writes per pod (apiserver /metrics; each run)',
-    ],
-    rows
-  );
-};
-
-const costTable = (serverless: readonly ServerlessRun[]): string =>
-  markdownTable(
-    [
-      'nodes',
-      'window s',
-      'quiet',
-      'work msgs',
-      'delay msgs',
-      'reconcile invocations',
-      'records',
-      'syncs',
-      'sync errors',
-      'pods created',
-      'requeue invocations',
-      'API requests (reconcile)',
-      'KiB read (reconcile)',
-      'DynamoDB ops',
-    ],
-    serverless.map((r) => [
-      r.nodes,
-      seconds(r.windowMs),
-      r.quiet ? 'yes' : 'no',
-      r.aws.workMessages,
-      r.aws.delayMessages,
-      r.reconcileInvocations,
-      r.reconcileRecords,
-      r.syncs,
-      r.syncErrors,
-      r.creates,
-      r.requeueInvocations,
-      r.kubeRequests,
-      kib(r.kubeBytesRead),
-      r.aws.dynamoTotal,
-    ])
-  );
-
-/** One row per operation kind, one column per node count (runs joined). */
-const breakdownTable = (
-  serverless: readonly ServerlessRun[],
-  pick: (r: ServerlessRun) => Map<string, number>,
-  title: string
-): string => {
-  const counts = [...new Set(serverless.map((r) => r.nodes))];
-  const kinds = [
-    ...new Set(serverless.flatMap((r) => [...pick(r).keys()])),
-  ].sort();
-  if (kinds.length === 0) return `${title}: none in any run.`;
-  return markdownTable(
-    [title, ...counts.map((n) => `${n} nodes (each run)`)],
-    kinds.map((k) => [
-      k,
-      ...counts.map((n) =>
-        joinRuns(
-          serverless.filter((r) => r.nodes === n),
-          (r) => pick(r).get(k) ?? 0
-        )
-      ),
-    ])
-  );
-};
 
 /** Runs measurements 2 and 3 on their own test bed; returns the report. */
 export const runConvergeBench = async (o: ConvergeOptions): Promise<string> => {
@@ -195,25 +72,36 @@ export const runConvergeBench = async (o: ConvergeOptions): Promise<string> => {
     await testbed.stop();
   }
   benchData.converge = { serverless, upstream, raw };
+  const runs = { serverless, upstream, raw };
   return [
     '### 2. Time to converge (DaemonSet created → complete status, one available pod per node)',
     '',
-    convergeTable(serverless, upstream, raw),
+    convergeTable(runs),
     '',
-    '### 3. Cost per DaemonSet create (serverless stack)',
+    '### 2b. Time to roll out (image changed, RollingUpdate maxUnavailable 10 % → every pod updated and available, status complete for the current generation)',
     '',
-    'Window: from the create until both queues are empty and no invocation ran for 5 s. Counted on the wire between the product’s SDK clients and the emulators (the pollers’ own receives and deletes are not counted). One row per run.',
+    'The raw loop replaces pods itself, driven by a watch on them: whenever fewer than maxUnavailable nodes lack an available new pod, the next node’s old pod is DELETEd and a new one POSTed (64 requests in flight). Its time ends at the watch event of the last new pod; the controllers’ at the 250-ms poll that sees them complete. API writes include KWOK’s final DELETEs of each deleted pod (2 per pod on this test bed: the raw loop’s own writes are 1 DELETE and 1 POST per pod).',
     '',
-    costTable(serverless),
+    rolloutTable(runs),
+    '',
+    '### 3. Cost per DaemonSet create and per rollout (serverless stack)',
+    '',
+    'Window: from the change until both queues are empty and no invocation ran for 5 s. Counted on the wire between the product’s SDK clients and the emulators (the pollers’ own receives and deletes are not counted). One row per run and phase.',
+    '',
+    countsTable(serverless),
+    '',
+    `In dollars (${PRICES_SOURCE}): Lambda = Σ billed ms / 1,000 × ${serverless[0]?.usage?.reconcileMemoryMb ?? '-'} MB / 1,024 × $${PRICES.lambdaGbSecond}/GB-s + invocations × ${perMillion(PRICES.lambdaRequest)}; DynamoDB = read units × ${perMillion(PRICES.dynamoReadUnit)} + write units × ${perMillion(PRICES.dynamoWriteUnit)}; SQS = FIFO requests × ${perMillion(PRICES.sqsFifoRequest)} + standard × ${perMillion(PRICES.sqsRequest)}, counting 2 requests (receive, delete) per invocation for the event-source mapping. See docs/benchmarks.md for how units are counted.`,
+    '',
+    dollarsTable(serverless),
     '',
     breakdownTable(
       serverless,
-      (r) => r.aws.dynamoCalls,
+      (w) => w.aws.dynamoCalls,
       'DynamoDB operation, item kind'
     ),
     '',
-    breakdownTable(serverless, (r) => r.aws.dynamoErrors, 'DynamoDB errors'),
+    breakdownTable(serverless, (w) => w.aws.dynamoErrors, 'DynamoDB errors'),
     '',
-    breakdownTable(serverless, (r) => r.aws.sqsCalls, 'SQS operation'),
+    breakdownTable(serverless, (w) => w.aws.sqsCalls, 'SQS operation'),
   ].join('\n');
 };

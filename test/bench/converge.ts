@@ -2,11 +2,14 @@
  * Measurements 2 and 3: time from DaemonSet created to converged (complete
  * status, one available pod per node) for the serverless stack and for
  * upstream kube-controller-manager's DaemonSet controller on the same test
- * bed; and, per DaemonSet create, the SQS messages, reconcile invocations,
- * syncs and DynamoDB operations the serverless stack spent.
+ * bed, then time to roll out a template change (rollout.ts); and, per
+ * create and per rollout, the SQS messages, reconcile invocations, syncs
+ * and DynamoDB operations the serverless stack spent, and what they would
+ * cost on AWS (usage-cost.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { sleep } from '#lib/bridge/resource-watch.js';
+import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import {
   type Component,
   isRunning,
@@ -32,13 +35,24 @@ import {
   cleanUpRun,
   createNodesInBatches,
 } from './bench-testbed.js';
-import {
-  controllerWritesByKind,
-  totalWrites,
-  writesSince,
-} from './controller-writes.js';
+import { countingWrites } from './controller-writes.js';
 import type { CountingProxy } from './counting-proxy.js';
 import { say } from './markdown.js';
+import {
+  OLD_IMAGE,
+  ROLLING_UPDATE,
+  type RolloutResult,
+  timeToRollOut,
+} from './rollout.js';
+import { timeReconcileBatches } from './time-reconcile-batches.js';
+import {
+  billedMs,
+  ESM_REQUESTS_PER_INVOCATION,
+  functionMemoryMb,
+  requestsTo,
+  requestUnitsOfAll,
+  type StackUsage,
+} from './usage-cost.js';
 
 /** How often convergence is checked (one DS GET and one pod list). */
 const POLL_MS = 250;
@@ -53,8 +67,29 @@ const SETTLE_MS = 3_000;
 const QUIET_MS = 5_000;
 const QUIET_TIMEOUT_MS = 120_000;
 
-/** One serverless run's results. */
-export interface ServerlessRun {
+/** What the serverless stack spent in one window (a create or a rollout). */
+export interface StackWindow {
+  /** From the change until queues empty and pollers idle for QUIET_MS. */
+  windowMs: number;
+  quiet: boolean;
+  reconcileInvocations: number;
+  reconcileRecords: number;
+  syncs: number;
+  syncErrors: number;
+  creates: number;
+  /** Absent in data written before rollouts were measured. */
+  deletes?: number;
+  requeueInvocations: number;
+  /** API requests and response bytes of the reconcile function's client. */
+  kubeRequests: number;
+  kubeBytesRead: number;
+  aws: AwsCallSummary;
+  /** Absent in data written before costs were measured. */
+  usage?: StackUsage;
+}
+
+/** One serverless run's results: its create, then its rollout. */
+export interface ServerlessRun extends StackWindow {
   nodes: number;
   convergeMs: number;
   /** Available pods over time: [ms since the create, pods]. */
@@ -63,20 +98,9 @@ export interface ServerlessRun {
   apiWrites: number;
   /** The same, by `VERB resource[/subresource]`. */
   writes: Record<string, number>;
-  /** From DaemonSet create until queues empty and pollers idle for QUIET_MS. */
-  windowMs: number;
-  quiet: boolean;
-  reconcileInvocations: number;
-  reconcileRecords: number;
-  syncs: number;
-  syncErrors: number;
-  creates: number;
-  requeueInvocations: number;
-  /** API requests and response bytes of the reconcile function's client. */
-  kubeRequests: number;
-  kubeBytesRead: number;
-  aws: AwsCallSummary;
   nodeCreationMs: number;
+  /** Absent in data written before rollouts were measured. */
+  rollout?: RolloutResult & StackWindow;
 }
 
 /** One upstream run's results. */
@@ -92,6 +116,8 @@ export interface UpstreamRun {
   /** The same, by `VERB resource[/subresource]`. */
   writes: Record<string, number>;
   nodeCreationMs: number;
+  /** Absent in data written before rollouts were measured. */
+  rollout?: RolloutResult;
 }
 
 /** The counting proxies in front of the emulators. */
@@ -147,7 +173,9 @@ const timeToConverge = async (
   const { admin } = testbed;
   const started = Date.now();
   const series: [number, number][] = [[0, 0]];
-  await createAgentDaemonSet(admin, ns, { bench: ns });
+  await createAgentDaemonSet(admin, ns, { bench: ns }, OLD_IMAGE, {
+    updateStrategy: ROLLING_UPDATE,
+  });
   await waitFor(
     `convergence on ${nodes.length} nodes`,
     async () => {
@@ -173,7 +201,102 @@ const prepareRun = async (testbed: BenchTestbed, ns: string, n: number) => {
   return { nodes, nodeCreationMs: Date.now() - t0 };
 };
 
-/** Runs the serverless stack on `n` fresh nodes; returns its measurements. */
+/** The reconcile function's memory as deployed, for its GB-seconds. */
+const reconcileMemoryMb = () =>
+  functionMemoryMb(
+    readFileSync(repositoryFile(import.meta.url, 'serverless.yml'), 'utf8'),
+    'reconcile'
+  );
+
+/** What a serverless window is measured with. */
+interface StackProbe {
+  testbed: BenchTestbed;
+  proxies: Proxies;
+  stack: ServerlessStack;
+  /** The reconcile side's cluster connection (its client's counters). */
+  kube: { stats(): { requests: number; bytesRead: number } };
+  /** Each finished reconcile invocation's ms (timeReconcileBatches). */
+  durationsMs: number[];
+  memoryMb: number;
+}
+
+/**
+ * Runs `act` (a create or a rollout, timed by itself), waits until the
+ * stack is quiet, and returns `act`'s timing with the controller's writes
+ * and what the stack spent from the start of `act` until quiet.
+ */
+const measureWindow = async (
+  p: StackProbe,
+  act: () => Promise<{ ms: number; series: [number, number][] }>
+): Promise<RolloutResult & StackWindow> => {
+  const { stack, proxies } = p;
+  const kube = { ...p.kube.stats() };
+  const marks = {
+    dynamo: proxies.dynamodb.mark(),
+    sqs: proxies.sqs.mark(),
+    inv: invocationState(stack),
+    durations: p.durationsMs.length,
+    metrics: { ...stack.metrics },
+  };
+  const started = Date.now();
+  let quiet = false;
+  const timed = await countingWrites(p.testbed.admin, act, async () => {
+    quiet = await waitQuiet(stack);
+  });
+  const windowMs = Date.now() - started;
+  const inv = invocationState(stack);
+  const sqs = proxies.sqs.since(marks.sqs);
+  const queues = {
+    workUrl: stack.queues.work.url,
+    delayUrl: stack.queues.delay.url,
+  };
+  const units = requestUnitsOfAll(proxies.dynamodb.since(marks.dynamo));
+  const reconcileInvocations = inv.reconcile - marks.inv.reconcile;
+  const requeueInvocations = inv.requeue - marks.inv.requeue;
+  return {
+    ...timed,
+    windowMs,
+    quiet,
+    reconcileInvocations,
+    reconcileRecords: inv.records - marks.inv.records,
+    requeueInvocations,
+    syncs: stack.metrics.syncs - marks.metrics.syncs,
+    syncErrors: stack.metrics.syncErrors - marks.metrics.syncErrors,
+    creates: stack.metrics.creates - marks.metrics.creates,
+    deletes: stack.metrics.deletes - marks.metrics.deletes,
+    kubeRequests: p.kube.stats().requests - kube.requests,
+    kubeBytesRead: p.kube.stats().bytesRead - kube.bytesRead,
+    aws: summariseAwsCalls(sqs, proxies.dynamodb.since(marks.dynamo), queues),
+    usage: {
+      reconcileInvocations,
+      reconcileBilledMs: billedMs(p.durationsMs.slice(marks.durations)),
+      reconcileMemoryMb: p.memoryMb,
+      requeueInvocations,
+      dynamoReadUnits: units.read,
+      dynamoWriteUnits: units.write,
+      sqsFifoRequests:
+        requestsTo(sqs, queues.workUrl) +
+        ESM_REQUESTS_PER_INVOCATION * reconcileInvocations,
+      sqsStandardRequests:
+        requestsTo(sqs, queues.delayUrl) +
+        ESM_REQUESTS_PER_INVOCATION * requeueInvocations,
+    },
+  };
+};
+
+/** Logs why syncs failed since line `from` (each is retried with backoff). */
+const sayFailedSyncs = (stack: ServerlessStack, from: number) => {
+  for (const line of stack.logger.lines
+    .slice(from)
+    .filter((l) => l.message === 'sync failed; retrying with backoff')) {
+    say(`serverless: sync failed: ${JSON.stringify(line.fields)}`);
+  }
+};
+
+/**
+ * Runs the serverless stack on `n` fresh nodes: a create, then a rollout;
+ * returns their measurements.
+ */
 export const runServerless = async (
   testbed: BenchTestbed,
   proxies: Proxies,
@@ -200,6 +323,7 @@ export const runServerless = async (
     timing: { functionTimeoutMs: 60_000, visibilitySeconds: 360 },
   });
   try {
+    const durationsMs = timeReconcileBatches(stack.wiring.reconciler);
     const leaseSeen = proxies.dynamodb.mark();
     await waitFor(
       'the bridge to take its lease',
@@ -218,56 +342,29 @@ export const runServerless = async (
     // counters can be read before and after.
     const session = await stack.wiring.sessions.get(stack.cluster);
     if (session === undefined) throw new Error('cluster not registered');
-    const kube = { ...session.connection.stats() };
-    const marks = {
-      dynamo: proxies.dynamodb.mark(),
-      sqs: proxies.sqs.mark(),
-      inv: invocationState(stack),
-      syncs: stack.metrics.syncs,
-      syncErrors: stack.metrics.syncErrors,
-      creates: stack.metrics.creates,
+    const probe: StackProbe = {
+      testbed,
+      proxies,
+      stack,
+      kube: session.connection,
+      durationsMs,
+      memoryMb: reconcileMemoryMb(),
     };
-    const started = Date.now();
-    const writesBefore = await controllerWritesByKind(testbed.admin);
-    const { ms: convergeMs, series } = await timeToConverge(testbed, ns, nodes);
-    say(`serverless: ${n} nodes converged in ${convergeMs} ms`);
-    const quiet = await waitQuiet(stack);
-    const writes = writesSince(
-      writesBefore,
-      await controllerWritesByKind(testbed.admin)
+    const logFrom = stack.logger.lines.length;
+    const { ms: convergeMs, ...create } = await measureWindow(probe, () =>
+      timeToConverge(testbed, ns, nodes)
     );
-    const windowMs = Date.now() - started;
-    say(`serverless: quiet=${quiet} after ${windowMs} ms`);
-    // Why syncs failed (each is retried with backoff): the report's first lines.
-    for (const line of stack.logger.lines.filter(
-      (l) => l.message === 'sync failed; retrying with backoff'
-    )) {
-      say(`serverless: sync failed: ${JSON.stringify(line.fields)}`);
-    }
-    const inv = invocationState(stack);
-    return {
-      nodes: n,
-      convergeMs,
-      series,
-      apiWrites: totalWrites(writes),
-      writes,
-      windowMs,
-      quiet,
-      reconcileInvocations: inv.reconcile - marks.inv.reconcile,
-      reconcileRecords: inv.records - marks.inv.records,
-      requeueInvocations: inv.requeue - marks.inv.requeue,
-      syncs: stack.metrics.syncs - marks.syncs,
-      syncErrors: stack.metrics.syncErrors - marks.syncErrors,
-      creates: stack.metrics.creates - marks.creates,
-      kubeRequests: session.connection.stats().requests - kube.requests,
-      kubeBytesRead: session.connection.stats().bytesRead - kube.bytesRead,
-      aws: summariseAwsCalls(
-        proxies.sqs.since(marks.sqs),
-        proxies.dynamodb.since(marks.dynamo),
-        { workUrl: stack.queues.work.url, delayUrl: stack.queues.delay.url }
-      ),
-      nodeCreationMs,
-    };
+    say(
+      `serverless: ${n} nodes converged in ${convergeMs} ms, quiet=${create.quiet} after ${create.windowMs} ms`
+    );
+    const rollout = await measureWindow(probe, () =>
+      timeToRollOut(testbed.admin, ns, nodes)
+    );
+    say(
+      `serverless: ${n} nodes rolled out in ${rollout.ms} ms, quiet=${rollout.quiet} after ${rollout.windowMs} ms`
+    );
+    sayFailedSyncs(stack, logFrom);
+    return { nodes: n, convergeMs, ...create, nodeCreationMs, rollout };
   } finally {
     const stopping = Date.now();
     await stack.stop();
@@ -317,24 +414,21 @@ export const runUpstream = async (
       throw new Error(`${String(e)}\n${tailLog(kcm, 20)}`);
     });
     await sleep(SETTLE_MS);
-    const writesBefore = await controllerWritesByKind(testbed.admin);
-    const { ms: convergeMs, series } = await timeToConverge(testbed, ns, nodes);
-    say(`upstream (qps ${qps}): ${n} nodes converged in ${convergeMs} ms`);
     // As long as the product's quiet wait, for the writes that follow.
-    await sleep(QUIET_MS);
-    const writes = writesSince(
-      writesBefore,
-      await controllerWritesByKind(testbed.admin)
+    const settle = () => sleep(QUIET_MS);
+    const { ms: convergeMs, ...create } = await countingWrites(
+      testbed.admin,
+      () => timeToConverge(testbed, ns, nodes),
+      settle
     );
-    return {
-      nodes: n,
-      qps,
-      convergeMs,
-      series,
-      apiWrites: totalWrites(writes),
-      writes,
-      nodeCreationMs,
-    };
+    say(`upstream (qps ${qps}): ${n} nodes converged in ${convergeMs} ms`);
+    const rollout = await countingWrites(
+      testbed.admin,
+      () => timeToRollOut(testbed.admin, ns, nodes),
+      settle
+    );
+    say(`upstream (qps ${qps}): ${n} nodes rolled out in ${rollout.ms} ms`);
+    return { nodes: n, qps, convergeMs, ...create, nodeCreationMs, rollout };
   } finally {
     await stopProcess(kcm);
     await cleanUpRun(testbed.admin, ns, nodes);

@@ -25,17 +25,8 @@ import {
 import { startBenchTestbed, startTenant } from './bench-testbed.js';
 import { CountingProxy, type ProxiedCall } from './counting-proxy.js';
 import { fixed, markdownTable, say } from './markdown.js';
+import { PRICES } from './usage-cost.js';
 
-/** us-east-1 list prices assumed (USD). */
-export const PRICES = {
-  lambdaGbSecond: 0.0000133334, // arm64
-  lambdaRequest: 0.2 / 1e6,
-  dynamoWriteUnit: 0.625 / 1e6, // on demand
-  dynamoReadUnit: 0.125 / 1e6,
-  sqsRequest: 0.4 / 1e6,
-  logGb: 0.5,
-  metricMonth: 0.3,
-};
 const MEMORY_GB = { watch: 0.5, economy: 0.25, dispatch: 0.25 } as const;
 const HOURS_PER_MONTH = 730;
 const NS = 'idle';

@@ -1,9 +1,12 @@
 /**
  * The benchmarks behind the closing note, run outside the test suite (see
- * run.ts): each suite starts its own test bed, measures, stops it, and the
+ * test/tools/run-bundled.ts): each suite starts its own test bed, measures, stops it, and the
  * Markdown report goes to stdout (progress lines too).
  *
  *   --suite reads,converge      which suites (default both)
+ *   --nodes 100,1000,5000       node counts of every suite below whose own
+ *                               flag is not given (reads, serverless,
+ *                               upstream, raw)
  *   --read-nodes 100,1000       node counts of measurement 1
  *   --syncs 20                  measured syncs per reader and node count
  *   --neighbours 1              other DaemonSets in the measured namespace
@@ -23,10 +26,12 @@
  *   --idle-per-mode 2           clusters in watch mode, and as many in economy
  *   --idle-minutes 60           the idle window counted
  *   --plots DIR                 also write the data and SVG plots (Vega-Lite)
- *                               into DIR, e.g. docs/bench
+ *                               into DIR, e.g. docs/bench (the parts of
+ *                               DIR's bench-data.json a suite that did not
+ *                               run measured are kept)
  *   --replot DIR                only redraw DIR's plots from its bench-data.json
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,7 +39,7 @@ import { runConvergeBench } from './converge-report.js';
 import { runFleetBench } from './fleet.js';
 import { runIdleBench } from './idle-cost.js';
 import { say, seconds } from './markdown.js';
-import { benchData } from './plot-data.js';
+import { benchData, mergeBenchData } from './plot-data.js';
 import { renderPlots } from './plots.js';
 import { runSyncReadsBench } from './sync-reads.js';
 
@@ -45,15 +50,16 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const { values } = parseArgs({
   options: {
     suite: { type: 'string', default: 'reads,converge' },
-    'read-nodes': { type: 'string', default: '100,1000' },
+    nodes: { type: 'string' },
+    'read-nodes': { type: 'string' },
     syncs: { type: 'string', default: '20' },
     neighbours: { type: 'string', default: '1' },
     batch: { type: 'string', default: '100' },
-    'converge-nodes': { type: 'string', default: '5,100' },
-    'upstream-nodes': { type: 'string', default: '5,100' },
+    'converge-nodes': { type: 'string' },
+    'upstream-nodes': { type: 'string' },
     'upstream-qps': { type: 'string', default: '20,1000' },
     repeats: { type: 'string', default: '3' },
-    'raw-nodes': { type: 'string', default: '5,100' },
+    'raw-nodes': { type: 'string' },
     'fleet-healthy': { type: 'string', default: '6' },
     'fleet-sick': { type: 'string', default: '93' },
     'fleet-huge': { type: 'string', default: '1000' },
@@ -65,13 +71,23 @@ const { values } = parseArgs({
   },
 });
 
+/** Returns the data in DIR's bench-data.json, or nothing when it has none. */
+const readBenchData = (dir: string): typeof benchData => {
+  const file = join(dir, 'bench-data.json');
+  return existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as typeof benchData)
+    : {};
+};
+
 if (values.replot !== undefined) {
-  const data = JSON.parse(
-    readFileSync(join(values.replot, 'bench-data.json'), 'utf8')
-  ) as typeof benchData;
+  const data = readBenchData(values.replot);
   say(`Plots: ${(await renderPlots(data, values.replot)).join(', ')}`);
   process.exit(0);
 }
+
+/** A suite's node counts: its own flag, else --nodes, else its default. */
+const nodesOf = (own: string | undefined, fallback: string) =>
+  own ?? values.nodes ?? fallback;
 
 const numbers = (s: string) =>
   s
@@ -98,7 +114,7 @@ const machine = `${cpus().length} CPUs, load average at start ${loadavg()
 if (suites.has('reads')) {
   await timed('reads', () =>
     runSyncReadsBench({
-      nodeCounts: numbers(values['read-nodes']),
+      nodeCounts: numbers(nodesOf(values['read-nodes'], '100,1000')),
       syncs: Number(values.syncs),
       neighbours: Number(values.neighbours),
       batchSize: Number(values.batch),
@@ -108,11 +124,11 @@ if (suites.has('reads')) {
 if (suites.has('converge')) {
   await timed('converge', () =>
     runConvergeBench({
-      serverlessNodes: numbers(values['converge-nodes']),
-      upstreamNodes: numbers(values['upstream-nodes']),
+      serverlessNodes: numbers(nodesOf(values['converge-nodes'], '5,100')),
+      upstreamNodes: numbers(nodesOf(values['upstream-nodes'], '5,100')),
       upstreamQps: numbers(values['upstream-qps']),
       repeats: Number(values.repeats),
-      rawNodes: numbers(values['raw-nodes']),
+      rawNodes: numbers(nodesOf(values['raw-nodes'], '5,100')),
     })
   );
 }
@@ -144,7 +160,10 @@ say(
   `Wall time: ${walls.map(([n, ms]) => `${n} ${seconds(ms)} s`).join(', ')}.`
 );
 if (values.plots !== undefined) {
-  const files = await renderPlots(benchData, values.plots);
+  const files = await renderPlots(
+    mergeBenchData(readBenchData(values.plots), benchData),
+    values.plots
+  );
   say(`Plots: ${files.join(', ')}`);
 }
 // Keep-alive sockets of SDK clients may hold the loop open.

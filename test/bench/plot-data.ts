@@ -27,3 +27,12 @@ export interface BenchData {
 
 /** Filled by the suites as they finish. */
 export const benchData: BenchData = {};
+
+/**
+ * Returns `fresh` with the parts it lacks taken from `previous`, so a run
+ * of some suites keeps what the others measured before.
+ */
+export const mergeBenchData = (
+  previous: BenchData,
+  fresh: BenchData
+): BenchData => ({ ...previous, ...fresh });

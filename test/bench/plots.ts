@@ -1,8 +1,9 @@
 /**
  * The benchmark's plots, drawn with Vega-Lite (rendered to SVG by Vega, no
- * browser): convergence over time per contender, the controller's API
- * writes by verb and resource, and what a steady-state sync reads against
- * the node count. `--plots DIR` writes them with the data they come from.
+ * browser): convergence over time per contender, for the create and for
+ * the rolling update, the controller's API writes by verb and resource,
+ * and what a steady-state sync reads against the node count. `--plots DIR`
+ * writes them with the data they come from.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,9 +34,43 @@ const svgOf = async (spec: TopLevelSpec): Promise<string> => {
   }
 };
 
-/** Available pods over time, one line per contender, one panel per node count. */
-const convergenceSpec = (
-  data: NonNullable<BenchData['converge']>
+/** Pods over time: [ms since the change, pods]. */
+type Series = [number, number][];
+
+/** What a progress plot draws: which series of each run, and its words. */
+interface ProgressPlot {
+  title: string;
+  /** The raw contender's name in the legend. */
+  raw: string;
+  pick: (run: {
+    series: Series;
+    rollout?: { series: Series };
+  }) => Series | undefined;
+  xTitle: string;
+  yTitle: string;
+}
+
+const CREATE: ProgressPlot = {
+  title: 'DaemonSet create: share of nodes with an available pod over time',
+  raw: 'raw create loop (API server limit)',
+  pick: (r) => r.series,
+  xTitle: 's since the create',
+  yTitle: 'nodes with an available pod',
+};
+
+const ROLLOUT: ProgressPlot = {
+  title:
+    'Rolling update (maxUnavailable 10 %): share of nodes with an updated, available pod over time',
+  raw: 'raw replace loop (API server limit)',
+  pick: (r) => r.rollout?.series,
+  xTitle: 's since the template change',
+  yTitle: 'nodes with an updated, available pod',
+};
+
+/** Pods over time, one line per contender, one panel per node count. */
+const progressSpec = (
+  data: NonNullable<BenchData['converge']>,
+  plot: ProgressPlot
 ): TopLevelSpec => {
   const rows = [
     ...data.serverless.map((r, i) => ({ r, who: 'this product', run: i })),
@@ -44,23 +79,19 @@ const convergenceSpec = (
       who: `kube-controller-manager, qps ${r.qps}`,
       run: i,
     })),
-    ...(data.raw ?? []).map((r, i) => ({
-      r,
-      who: 'raw create loop (API server limit)',
-      run: i,
-    })),
-  ].flatMap(({ r, who, run }) =>
-    r.series.map(([ms, pods]) => ({
+    ...(data.raw ?? []).map((r, i) => ({ r, who: plot.raw, run: i })),
+  ].flatMap(({ r, who, run }) => {
+    return (plot.pick(r) ?? []).map(([ms, pods]) => ({
       nodes: `${r.nodes} nodes`,
       contender: who,
       run: `${who} #${run}`,
       seconds: ms / 1000,
       share: pods / r.nodes,
-    }))
-  );
+    }));
+  });
   return {
     $schema: SCHEMA,
-    title: 'DaemonSet create: share of nodes with an available pod over time',
+    title: plot.title,
     data: { values: rows },
     facet: { column: { field: 'nodes', type: 'nominal', title: null } },
     resolve: { scale: { x: 'independent' } },
@@ -72,12 +103,12 @@ const convergenceSpec = (
         x: {
           field: 'seconds',
           type: 'quantitative',
-          title: 's since the create',
+          title: plot.xTitle,
         },
         y: {
           field: 'share',
           type: 'quantitative',
-          title: 'nodes with an available pod',
+          title: plot.yTitle,
           axis: { format: '%' },
         },
         color: { field: 'contender', type: 'nominal', title: null },
@@ -145,6 +176,10 @@ const readsSpec = (reads: NonNullable<BenchData['reads']>): TopLevelSpec => ({
   },
 });
 
+/** A JSON replacer that writes Maps (the AWS call summaries) as objects. */
+const mapsAsObjects = (_key: string, value: unknown): unknown =>
+  value instanceof Map ? Object.fromEntries(value) : value;
+
 /**
  * Writes `bench-data.json` and the plots of what `data` holds into `dir`;
  * returns the files written.
@@ -155,13 +190,24 @@ export const renderPlots = async (
 ): Promise<string[]> => {
   mkdirSync(dir, { recursive: true });
   const files: [string, string][] = [
-    ['bench-data.json', `${JSON.stringify(data, null, 1)}\n`],
+    ['bench-data.json', `${JSON.stringify(data, mapsAsObjects, 1)}\n`],
   ];
   if (data.converge !== undefined) {
     files.push([
       'convergence.svg',
-      await svgOf(convergenceSpec(data.converge)),
+      await svgOf(progressSpec(data.converge, CREATE)),
     ]);
+    const rolledOut = [
+      ...data.converge.serverless,
+      ...data.converge.upstream,
+      ...(data.converge.raw ?? []),
+    ].some((r) => r.rollout !== undefined);
+    if (rolledOut) {
+      files.push([
+        'rollout.svg',
+        await svgOf(progressSpec(data.converge, ROLLOUT)),
+      ]);
+    }
     files.push(['writes-by-kind.svg', await svgOf(writesSpec(data.converge))]);
   }
   if (data.reads !== undefined) {

@@ -2,9 +2,12 @@
  * The API server's raw limit, the fourth contender: N pods POSTed with
  * `spec.nodeName` set (no scheduler, no controller, no rate limit; 64
  * requests in flight, the admin client), timed until all are available —
- * what no DaemonSet controller can beat on this test bed.
+ * what no DaemonSet controller can beat on this test bed. Then its rolling
+ * update (raw-rollout.ts).
  */
+
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { sleep } from '#lib/bridge/resource-watch.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import {
   isPodAvailable,
@@ -16,12 +19,16 @@ import {
   cleanUpRun,
   createNodesInBatches,
 } from './bench-testbed.js';
+import { countingWrites } from './controller-writes.js';
 import { say } from './markdown.js';
+import { inFlightLimit, podBody } from './raw-pods.js';
+import { rollOutRaw } from './raw-rollout.js';
+import { OLD_IMAGE, type RolloutResult } from './rollout.js';
 
-/** Requests in flight at once. */
-const IN_FLIGHT = 64;
 const POLL_MS = 250;
 const TIMEOUT_MS = 10 * 60_000;
+/** Time for the writes that follow the rollout (KWOK's final deletes), as the controllers get. */
+const SETTLE_MS = 5_000;
 
 /** One raw run's results. */
 export interface RawRun {
@@ -31,15 +38,9 @@ export interface RawRun {
   /** All pods available, from the first POST. */
   convergeMs: number;
   series: [number, number][];
+  /** Absent in data written before rollouts were measured. */
+  rollout?: RolloutResult;
 }
-
-const podBody = (node: string) =>
-  JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { generateName: 'agent-', labels: { app: 'agent' } },
-    spec: { nodeName: node, containers: [{ name: 'c', image: 'agent:1' }] },
-  });
 
 /** POSTs a pod per node, IN_FLIGHT at a time. */
 const postAll = async (
@@ -47,24 +48,19 @@ const postAll = async (
   ns: string,
   nodes: readonly string[]
 ) => {
-  let next = 0;
-  const worker = async () => {
-    while (next < nodes.length) {
-      const node = nodes[next++] as string;
-      await admin.request(
-        'create pod',
-        'POST',
-        `/api/v1/namespaces/${ns}/pods`,
-        {
-          body: podBody(node),
-        }
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const limit = inFlightLimit();
+  await Promise.all(
+    nodes.map((node) =>
+      limit(() =>
+        admin.request('create pod', 'POST', `/api/v1/namespaces/${ns}/pods`, {
+          body: podBody(node, OLD_IMAGE),
+        })
+      )
+    )
+  );
 };
 
-/** Runs the raw create loop on `n` fresh nodes. */
+/** Runs the raw create loop on `n` fresh nodes, then its rolling update. */
 export const runRaw = async (
   testbed: BenchTestbed,
   n: number,
@@ -97,7 +93,13 @@ export const runRaw = async (
     say(
       `raw: ${n} pods posted in ${createMs} ms, available in ${convergeMs} ms`
     );
-    return { nodes: n, createMs, convergeMs, series };
+    const rollout = await countingWrites(
+      admin,
+      () => rollOutRaw(admin, ns, nodes),
+      () => sleep(SETTLE_MS)
+    );
+    say(`raw: ${n} pods replaced in ${rollout.ms} ms`);
+    return { nodes: n, createMs, convergeMs, series, rollout };
   } finally {
     await cleanUpRun(admin, ns, nodes);
   }

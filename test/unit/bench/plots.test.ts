@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ServerlessRun, UpstreamRun } from '../../bench/converge.js';
+import { mergeBenchData } from '../../bench/plot-data.js';
 import { renderPlots } from '../../bench/plots.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-plots-'));
@@ -14,7 +15,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'dsr-plots-'));
 describe('renderPlots', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('draws convergence, writes by kind and reads per sync, and keeps the data', async () => {
+  it('draws convergence, rollout, writes by kind and reads per sync, and keeps the data', async () => {
     // Prepare
     const serverless = {
       nodes: 100,
@@ -29,6 +30,17 @@ describe('renderPlots', () => {
         'POST pods': 100,
         'POST events': 1,
         'PUT daemonsets/status': 2,
+      },
+      aws: { dynamoCalls: new Map([['UpdateItem q#', 7]]) },
+      rollout: {
+        ms: 12_000,
+        series: [
+          [0, 0],
+          [6_000, 50],
+          [12_000, 100],
+        ],
+        apiWrites: 300,
+        writes: { 'DELETE pods': 200, 'POST pods': 100 },
       },
     } as unknown as ServerlessRun;
     const upstream = {
@@ -80,6 +92,15 @@ describe('renderPlots', () => {
                 [0, 0],
                 [900, 100],
               ],
+              rollout: {
+                ms: 2_000,
+                series: [
+                  [0, 0],
+                  [2_000, 100],
+                ],
+                apiWrites: 400,
+                writes: { 'DELETE pods': 300, 'POST pods': 100 },
+              },
             },
           ],
         },
@@ -91,6 +112,7 @@ describe('renderPlots', () => {
     expect(files.map((f) => path.basename(f))).toEqual([
       'bench-data.json',
       'convergence.svg',
+      'rollout.svg',
       'writes-by-kind.svg',
       'reads-per-sync.svg',
     ]);
@@ -100,9 +122,34 @@ describe('renderPlots', () => {
     expect(svg('convergence.svg')).toContain(
       'raw create loop (API server limit)'
     );
+    expect(svg('rollout.svg')).toContain('updated, available pod');
+    expect(svg('rollout.svg')).toContain('this product');
+    expect(svg('rollout.svg')).toContain('raw replace loop (API server limit)');
     expect(svg('writes-by-kind.svg')).toContain('PUT daemonsets/status');
     expect(svg('reads-per-sync.svg')).toContain('naive');
-    expect(JSON.parse(svg('bench-data.json')).reads).toHaveLength(3);
+    const data = JSON.parse(svg('bench-data.json'));
+    expect(data.reads).toHaveLength(3);
+    // Maps are written as objects, not as {}.
+    expect(data.converge.serverless[0].aws.dynamoCalls).toEqual({
+      'UpdateItem q#': 7,
+    });
+  });
+
+  it('draws no rollout plot for data measured before rollouts', async () => {
+    // Prepare
+    const run = {
+      nodes: 5,
+      convergeMs: 1_000,
+      series: [[0, 0]],
+      writes: {},
+    } as unknown as ServerlessRun;
+    // Act
+    const files = await renderPlots(
+      { converge: { serverless: [run], upstream: [] } },
+      path.join(dir, 'old')
+    );
+    // Assess
+    expect(files.map((f) => path.basename(f))).not.toContain('rollout.svg');
   });
 
   it('writes only the data when no suite measured anything', async () => {
@@ -110,5 +157,28 @@ describe('renderPlots', () => {
     const files = await renderPlots({}, path.join(dir, 'empty'));
     // Assess
     expect(files.map((f) => path.basename(f))).toEqual(['bench-data.json']);
+  });
+});
+
+describe('mergeBenchData', () => {
+  it('keeps what the suites that did not run measured before', () => {
+    // Prepare
+    const reads = [
+      {
+        nodes: 5,
+        reader: 'cached',
+        requestsPerSync: 2,
+        kibPerSync: 5,
+        p50Ms: 1,
+      },
+    ];
+    const converge = { serverless: [], upstream: [], raw: [] };
+    // Act
+    const merged = mergeBenchData(
+      { reads, converge: { serverless: [], upstream: [] } },
+      { converge }
+    );
+    // Assess
+    expect(merged).toEqual({ reads, converge });
   });
 });
