@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
+import type { AwsWiring } from '#lib/wiring/aws.js';
 import { cleanUpRun } from '../bench/bench-testbed.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
 import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
@@ -36,7 +37,7 @@ export interface CampaignBed {
   sqsEndpoint: string;
   /** Where a run may write files (its kubeconfig). */
   workDir: string;
-  /** Where each run's stack log goes (seed-<seed>.log). */
+  /** Where each run's stack log goes (seed-<seed>-<namespace>.log). */
   logDir: string;
 }
 
@@ -49,11 +50,32 @@ export interface RunOptions {
   faultMs: number;
   /** The liveness bound after faults stop. */
   convergeTimeoutMs: number;
+  /** How many fault windows a run draws (default 4–10). */
+  windows?: [number, number];
+  /** A bug planted in the product's state, to show the checker catches it. */
+  plant?: PlantedBug;
   /** No faults at all (the cost baseline of the same seed). */
   faultFree?: boolean;
   plan?: FaultPlan;
   actions?: PlannedAction[];
 }
+
+/**
+ * Bugs the campaign can plant to prove it finds them:
+ * `expectations-always-met` makes every container's expectations store
+ * answer "satisfied", so a sync acts on a pod cache that has not seen its
+ * own creates yet (what upstream's expectations exist to prevent).
+ */
+export type PlantedBug = 'expectations-always-met';
+
+/** Returns the wiring with `bug` planted in it. */
+const planted = (wiring: AwsWiring, bug: PlantedBug | undefined): AwsWiring => {
+  if (bug === 'expectations-always-met') {
+    // One store serves the sessions and the bridge (lib/wiring/aws.ts).
+    wiring.bridge.expectations.satisfiedExpectations = async () => true;
+  }
+  return wiring;
+};
 
 /** The cost of a run, counted on the wire. */
 export interface RunCost {
@@ -69,11 +91,15 @@ export interface RunResult {
   plan: FaultPlan;
   actions: PlannedAction[];
   violations: Violation[];
+  /** Set when the harness itself failed (the run proves nothing). */
+  error?: string;
   injected: Partial<Record<FaultKind, number>>;
   /** From faults stopping to converged (undefined: it did not). */
   convergeMs: number | undefined;
   wallMs: number;
   cost: RunCost;
+  /** The cost of the same seed without faults, when the campaign measured it. */
+  baselineCost?: RunCost;
   containers: { started: number; killed: number; timedOut: number };
   /** The history around the first violation. */
   history: HistoryEntry[];
@@ -84,7 +110,8 @@ export interface RunResult {
 /** Returns the seed's plan and workload (unless given). */
 export const planOf = (o: RunOptions) => {
   const random = new SeededRandom(o.seed);
-  const windows = random.fork('size').int(3, 8);
+  const [fewest, most] = o.windows ?? [4, 10];
+  const windows = random.fork('size').int(fewest, most);
   return {
     plan: o.faultFree
       ? { windows: [] }
@@ -123,13 +150,49 @@ const adminTarget = (kubeconfigPath: string) => {
   };
 };
 
-/** Runs one seed and returns what it found; never throws for a violation. */
+/**
+ * Runs one seed and returns what it found; a run the harness could not
+ * carry out comes back with `error`, never as a pass.
+ */
 export const runCampaignRun = async (
   bed: CampaignBed,
   o: RunOptions
 ): Promise<RunResult> => {
   const started = Date.now();
   const { plan, actions } = planOf(o);
+  try {
+    return await runPlanned(bed, o, plan, actions, started);
+  } catch (e) {
+    // The harness failed (set-up, the cluster's own API): the run proves nothing.
+    return {
+      seed: o.seed,
+      plan,
+      actions,
+      violations: [],
+      error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      injected: {},
+      convergeMs: undefined,
+      wallMs: Date.now() - started,
+      cost: {
+        apiRequests: 0,
+        dynamodbCalls: 0,
+        sqsCalls: 0,
+        reconcileInvocations: 0,
+      },
+      containers: { started: 0, killed: 0, timedOut: 0 },
+      history: [],
+      logAfterFaults: [],
+    };
+  }
+};
+
+const runPlanned = async (
+  bed: CampaignBed,
+  o: RunOptions,
+  plan: FaultPlan,
+  actions: PlannedAction[],
+  started: number
+): Promise<RunResult> => {
   const random = new SeededRandom(o.seed);
   const ns = `camp-${o.seed.toString(36)}-${Date.now().toString(36).slice(-4)}`;
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -200,7 +263,10 @@ export const runCampaignRun = async (
       productEndpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint },
       bridgeWatchSeconds: 15,
       host: (newWiring) => {
-        containers = new CampaignContainers(newWiring, faults);
+        containers = new CampaignContainers(
+          (clock) => planted(newWiring(clock), o.plant),
+          faults
+        );
         return containers.host;
       },
     });
@@ -209,7 +275,7 @@ export const runCampaignRun = async (
       await containers?.closeAll();
       // The whole log, for reading a run after the fact.
       writeFileSync(
-        path.join(bed.logDir, `seed-${o.seed}.log`),
+        path.join(bed.logDir, `seed-${o.seed}-${ns}.log`),
         stack.logger.lines
           .map(
             (l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? {})}`

@@ -12,6 +12,8 @@ export interface CampaignSummary {
   seeds: string;
   violations: number;
   violatingSeeds: number[];
+  /** Runs the harness could not carry out. */
+  harnessErrors: number[];
   faults: Record<string, number>;
   convergeMs: { p50: number; p95: number; max: number };
   wallMs: { p50: number; max: number };
@@ -41,6 +43,9 @@ export const summarise = (results: readonly RunResult[]): CampaignSummary => {
     violatingSeeds: results
       .filter((r) => r.violations.length > 0)
       .map((r) => r.seed),
+    harnessErrors: results
+      .filter((r) => r.error !== undefined)
+      .map((r) => r.seed),
     faults,
     convergeMs: {
       p50: percentile(converged, 50),
@@ -65,7 +70,7 @@ const seconds = (ms: number) =>
 /** Returns the summary as Markdown (the README's reliability section quotes it). */
 export const summaryMarkdown = (s: CampaignSummary): string =>
   [
-    `${s.runs} runs (seeds ${s.seeds}), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}.`,
+    `${s.runs} runs (seeds ${s.seeds}), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}${s.harnessErrors.length ? `; harness errors in seeds ${s.harnessErrors.join(', ')}` : ''}.`,
     `Convergence after faults stop: p50 ${seconds(s.convergeMs.p50)} s, p95 ${seconds(s.convergeMs.p95)} s, max ${seconds(s.convergeMs.max)} s. Wall time per run: p50 ${seconds(s.wallMs.p50)} s, max ${seconds(s.wallMs.max)} s.`,
     `Containers: ${s.containers.started} started, ${s.containers.killed} killed (${s.containers.timedOut} at their timeout).`,
     '',

@@ -10,6 +10,9 @@
  *   --parallel P        test beds running runs side by side (default 1)
  *   --minutes M         start no run after M minutes
  *   --shrink R          re-runs spent shrinking a violating run (default 6)
+ *   --windows A-B       fault windows per run (default 4-10)
+ *   --cost-factor X     also run each seed without faults; its cost × X bounds the run's
+ *   --plant BUG         plant a bug the checker must find (expectations-always-met)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
  *
  * Exit code 1 when any run broke an invariant; each violation is printed
@@ -20,6 +23,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCampaignBed } from './campaign-bed.js';
+import type { PlantedBug } from './campaign-run.js';
 import { summarise, summaryMarkdown } from './campaign-summary.js';
 import { describePlan } from './fault-plan.js';
 import { runCampaign } from './run-campaign.js';
@@ -35,6 +39,9 @@ const { values } = parseArgs({
     parallel: { type: 'string', default: '1' },
     minutes: { type: 'string' },
     shrink: { type: 'string', default: '6' },
+    windows: { type: 'string', default: '4-10' },
+    plant: { type: 'string' },
+    'cost-factor': { type: 'string' },
     out: { type: 'string', default: '.build/campaign/last.json' },
   },
 });
@@ -55,6 +62,29 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 const warn = console.warn;
 console.warn = (...args: unknown[]) => {
   if (!String(args[0]).startsWith('No application metrics')) warn(...args);
+};
+
+/** Parses --windows MIN-MAX. */
+const windowRange = (text: string): [number, number] => {
+  const [low, high] = text.split('-').map(Number);
+  if (
+    !Number.isInteger(low) ||
+    !Number.isInteger(high) ||
+    (low ?? 0) > (high ?? 0)
+  ) {
+    console.error(`error: --windows wants MIN-MAX, got ${text}`);
+    process.exit(2);
+  }
+  return [low ?? 0, high ?? 0];
+};
+
+/** Parses --plant. */
+const plantOf = (text: string): PlantedBug => {
+  if (text !== 'expectations-always-met') {
+    console.error(`error: --plant knows expectations-always-met, got ${text}`);
+    process.exit(2);
+  }
+  return text;
 };
 
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : count('seed');
@@ -81,6 +111,11 @@ try {
       faultMs: count('fault-seconds') * 1_000,
       convergeTimeoutMs: count('converge-seconds') * 1_000,
       shrinkBudget: count('shrink'),
+      windows: windowRange(values.windows),
+      ...(values['cost-factor'] === undefined
+        ? {}
+        : { costFactor: Number(values['cost-factor']) }),
+      ...(values.plant === undefined ? {} : { plant: plantOf(values.plant) }),
       ...(values.minutes === undefined
         ? {}
         : { deadlineMs: count('minutes') * 60_000 }),
@@ -103,7 +138,10 @@ try {
     for (const h of result.history)
       console.log(`  ${h.atMs} ${h.kind} ${h.text}`);
   }
-  if (summary.violations > 0) exitCode = 1;
+  if (summary.violations > 0 || summary.harnessErrors.length > 0) exitCode = 1;
+  for (const r of results.filter((x) => x.error)) {
+    console.log(`## seed ${r.seed}: harness error\n${r.error}`);
+  }
   mkdirSync(path.dirname(values.out), { recursive: true });
   writeFileSync(
     values.out,

@@ -2,12 +2,14 @@
  * Runs a campaign: seeds `seed … seed + runs - 1`, spread over `parallel`
  * test beds, each violating run shrunk; returns every result.
  */
+
 import {
   type CampaignBed,
   type RunOptions,
   type RunResult,
   runCampaignRun,
 } from './campaign-run.js';
+import type { Violation } from './checker/invariant-checker.js';
 import { shrinkRun } from './shrink.js';
 
 /** What a campaign runs. */
@@ -19,7 +21,34 @@ export interface CampaignOptions
   shrinkBudget: number;
   /** Stop starting runs after this long (ms). */
   deadlineMs?: number;
+  /** Stop after the first violating run. */
+  stopAtViolation?: boolean;
+  /**
+   * Also run each seed without faults and require the faulty run's API
+   * requests, SQS and DynamoDB calls within this factor of it (the cost
+   * invariant); undefined: no baseline runs.
+   */
+  costFactor?: number;
 }
+
+/** Returns the cost violations of `run` against its fault-free `baseline`. */
+export const costViolations = (
+  run: RunResult,
+  baseline: RunResult,
+  factor: number
+): Violation[] =>
+  (['apiRequests', 'sqsCalls', 'dynamodbCalls'] as const).flatMap((what) => {
+    const ratio = run.cost[what] / Math.max(1, baseline.cost[what]);
+    return ratio <= factor
+      ? []
+      : [
+          {
+            invariant: 'cost-within-factor' as const,
+            atMs: Date.now(),
+            detail: `${what} ${run.cost[what]} is ${ratio.toFixed(1)}x the fault-free run's ${baseline.cost[what]} (limit ${factor}x)`,
+          },
+        ];
+  });
 
 /** A violating run and its shrunk reproduction. */
 export interface ShrunkRun {
@@ -41,9 +70,23 @@ export const runCampaign = async (
       : Date.now() + o.deadlineMs;
   let next = 0;
   const worker = async (bed: CampaignBed) => {
-    while (next < o.runs && Date.now() < deadline) {
+    const stop = () =>
+      o.stopAtViolation === true &&
+      results.some((r) => r.violations.length > 0);
+    while (next < o.runs && Date.now() < deadline && !stop()) {
       const seed = o.seed + next++;
       const result = await runCampaignRun(bed, { ...o, seed });
+      if (o.costFactor !== undefined && result.error === undefined) {
+        const baseline = await runCampaignRun(bed, {
+          ...o,
+          seed,
+          faultFree: true,
+        });
+        result.baselineCost = baseline.cost;
+        result.violations.push(
+          ...costViolations(result, baseline, o.costFactor)
+        );
+      }
       results.push(result);
       report(describeRun(result));
       const first = result.violations[0];
@@ -81,8 +124,9 @@ export const describeRun = (r: RunResult): string => {
   const faults = Object.entries(r.injected)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  const verdict =
-    r.violations.length === 0
+  const verdict = r.error
+    ? `HARNESS ERROR ${r.error.split('\n')[0]}`
+    : r.violations.length === 0
       ? `ok, converged ${((r.convergeMs ?? 0) / 1000).toFixed(1)} s after faults stopped`
       : `VIOLATED ${r.violations.map((v) => `${v.invariant} (${v.detail})`).join('; ')}`;
   return `seed ${r.seed}: ${verdict}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;

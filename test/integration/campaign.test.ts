@@ -57,12 +57,42 @@ describe('fault campaign (CI)', () => {
 
       // Assess
       expect(results).toHaveLength(CI_RUNS);
-      const violated = results.filter((r) => r.violations.length > 0);
+      const violated = results.filter(
+        (r) => r.violations.length > 0 || r.error !== undefined
+      );
       expect(violated.map(describeRun)).toEqual([]);
       // The faults did happen: most kinds, and containers died.
       expect(Object.keys(summary.faults).length).toBeGreaterThanOrEqual(10);
       expect(summary.containers.killed).toBeGreaterThan(0);
     },
     40 * 60_000
+  );
+
+  it(
+    'finds a planted bug: with expectations always met, a rolling update exceeds its unavailable budget',
+    async () => {
+      // Seed 102 shows it (a RollingUpdate at maxUnavailable 25 % deletes two
+      // old pods of four); the next seeds are there in case timing hides it.
+      const { results } = await runCampaign(
+        [bed],
+        {
+          runs: 3,
+          seed: 102,
+          nodes: 5,
+          daemonSets: 2,
+          faultMs: 15_000,
+          convergeTimeoutMs: 60_000,
+          shrinkBudget: 0,
+          plant: 'expectations-always-met',
+          stopAtViolation: true,
+        },
+        (line) => console.log(line)
+      );
+      const found = results.flatMap((r) =>
+        r.violations.map((v) => v.invariant)
+      );
+      expect(found.some((v) => v !== 'checker-watch-failed')).toBe(true);
+    },
+    10 * 60_000
   );
 });

@@ -13,7 +13,9 @@ export type InvariantName =
   /** Liveness: the DaemonSets did not converge after the faults stopped. */
   | 'converges-after-faults'
   /** The checker itself lost its watch: the run is void, not green. */
-  | 'checker-watch-failed';
+  | 'checker-watch-failed'
+  /** The runner's: API requests, SQS or DynamoDB calls beyond a factor of the fault-free run of the seed. */
+  | 'cost-within-factor';
 
 /** One broken invariant. */
 export interface Violation {

@@ -201,13 +201,19 @@ export class CampaignContainers {
       }
       const kill = this.#faults.killPoint(name);
       if (kill) this.#faults.applied(`kill-${name}`);
-      if (delivery?.kind === 'sqs-duplicate') {
-        // A second receive of the same messages, in another container.
-        void invokeIn(take(), structuredClone(event), context, undefined).catch(
-          () => undefined
-        );
-      }
       const result = await invokeIn(take(), event, context, kill);
+      if (delivery?.kind === 'sqs-duplicate') {
+        // At-least-once: the same messages received again. On a FIFO queue
+        // a group in flight blocks the group, and Lambda's timeout is below
+        // the visibility timeout, so a second receive only ever follows the
+        // first invocation's end, never overlaps it.
+        await invokeIn(
+          take(),
+          structuredClone(event),
+          context,
+          undefined
+        ).catch(() => undefined);
+      }
       if (delivery?.kind === 'sqs-redelivery') {
         // The delete was lost: every message comes back after the visibility timeout.
         const records = (event as unknown as SQSEvent).Records ?? [];
