@@ -181,4 +181,43 @@ describe('mergeBenchData', () => {
     // Assess
     expect(merged).toEqual({ reads, converge });
   });
+
+  it('adds a run at a new node count to the node counts measured before, per contender', () => {
+    // Prepare
+    const run = (nodes: number, convergeMs: number) =>
+      ({ nodes, convergeMs }) as unknown as ServerlessRun;
+    const upstream = (nodes: number, qps: number, convergeMs: number) =>
+      ({ nodes, qps, convergeMs }) as unknown as UpstreamRun;
+    const previous = {
+      converge: {
+        serverless: [run(100, 1), run(1_000, 2)],
+        upstream: [upstream(1_000, 20, 3), upstream(1_000, 1_000, 4)],
+        raw: [],
+      },
+    };
+    const fresh = {
+      converge: {
+        serverless: [run(1_000, 20), run(5_000, 50)],
+        upstream: [upstream(5_000, 20, 60)],
+        raw: [],
+      },
+    };
+    // Act
+    const merged = mergeBenchData(previous, fresh);
+    // Assess
+    expect(
+      merged.converge?.serverless.map((r) => [r.nodes, r.convergeMs])
+    ).toEqual([
+      [100, 1],
+      [1_000, 20],
+      [5_000, 50],
+    ]);
+    expect(
+      merged.converge?.upstream.map((r) => [r.nodes, r.qps, r.convergeMs])
+    ).toEqual([
+      [1_000, 20, 3],
+      [1_000, 1_000, 4],
+      [5_000, 20, 60],
+    ]);
+  });
 });
