@@ -16,6 +16,7 @@ import {
   writeItem,
 } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
 
 const N = 20;
 let table: TestTable;
@@ -249,6 +250,40 @@ describe('DynamoExpectationsStore', () => {
       // Assess
       expect(await store.get(key)).toMatchObject({ add: 2, del: 1 });
       expect(await store.satisfiedExpectations(key)).toBe(false);
+    });
+  });
+
+  describe('an SDK retry after a committed write (its response lost)', () => {
+    it('one-daemon-pod-per-node: a lowering is applied once, so expectations are not met before every create was observed (campaign seed 340)', async () => {
+      // Prepare: two creates expected; the answer to the first lowering is
+      // lost after DynamoDB applied it, and the SDK sends it again.
+      const t = await createTestTable(inject('dynamodbEndpoint'));
+      const lost = loseResponsesAfterCommit(t.client, 'UpdateItemCommand');
+      const { store } = newStore(t);
+      const key = newKey();
+      await store.setExpectations(key, 2, 0);
+      // Act
+      await store.creationObserved(key);
+      // Assess: one create still unobserved, so no sync may act yet (a
+      // second lowering would let it create a duplicate pod).
+      expect(lost.lost).toBe(1);
+      expect(await store.satisfiedExpectations(key)).toBe(false);
+      expect((await store.get(key))?.add).toBe(1);
+      await store.creationObserved(key);
+      expect(await store.satisfiedExpectations(key)).toBe(true);
+      t.client.destroy();
+    });
+
+    it('a batch lowering is applied once too', async () => {
+      const t = await createTestTable(inject('dynamodbEndpoint'));
+      const lost = loseResponsesAfterCommit(t.client, 'UpdateItemCommand');
+      const { store } = newStore(t);
+      const key = newKey();
+      await store.setExpectations(key, 5, 3);
+      await store.lowerExpectations(key, 3, 2);
+      expect(lost.lost).toBe(1);
+      expect(await store.get(key)).toMatchObject({ add: 2, del: 1 });
+      t.client.destroy();
     });
   });
 });

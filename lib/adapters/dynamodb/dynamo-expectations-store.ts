@@ -7,6 +7,7 @@
  * set replaces the record with a fresh timestamp; an expired record counts as
  * satisfied even while TTL has not yet deleted it.
  */
+import { randomUUID } from 'node:crypto';
 import {
   DeleteItemCommand,
   GetItemCommand,
@@ -101,19 +102,27 @@ export class DynamoExpectationsStore
     // Lowering by nothing changes nothing: save the write.
     if (add === 0 && del === 0) return;
     const now = this.clock.now();
-    // A failed condition means no record or an expired one: both are
-    // satisfied already, and upstream lowers nothing it does not hold.
+    // ADD is not idempotent, and the SDK resends a write whose answer was
+    // lost after it committed: the lowering carries an id that the record
+    // remembers (a set replaces the record, and the ids with it), so the
+    // resend finds it and lowers nothing twice — a count lowered twice would
+    // let a sync act before its creates are in the cache (a duplicate pod).
+    const lowering = randomUUID();
+    // A failed condition means no record, an expired one, or this lowering
+    // already applied: upstream lowers nothing it does not hold.
     await conditionalWrite(`lowerExpectations ${this.#pk(key)}`, () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(this.#pk(key)) },
           ...buildExpression({
-            update: 'ADD #add :negAdd, #del :negDel',
-            condition: IS_UNEXPIRED_RECORD,
+            update: 'ADD #add :negAdd, #del :negDel, #lowerings :lowerings',
+            condition: `${IS_UNEXPIRED_RECORD} AND NOT contains(#lowerings, :lowering)`,
             values: {
               ':negAdd': num(-add),
               ':negDel': num(-del),
+              ':lowerings': { SS: [lowering] },
+              ':lowering': str(lowering),
               ':cutoff': num(now - EXPECTATIONS_TIMEOUT_MS),
               ':nowS': num(toEpochSeconds(now)),
             },
