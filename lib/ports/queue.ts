@@ -94,9 +94,14 @@ export interface ArmedTimer {
 export interface WorkQueueMarks {
   /**
    * Marks the key dirty; false when it already was (the add coalesces).
-   * Raises the key's seen version of the collection first, if given.
+   * Raises the key's seen version of the collection first, if given. A
+   * mark is "unsent" until `confirmMark`: one whose sender died before its
+   * message went out stops blocking after UNSENT_MARK_MS. `markId` names the
+   * mark (a sender retrying its own unsent mark passes the same id).
    */
-  markDirty(key: string, seen?: SeenVersion): Promise<boolean>;
+  markDirty(key: string, seen?: SeenVersion, markId?: string): Promise<boolean>;
+  /** Records that the message of mark `markId` was sent. */
+  confirmMark(key: string, markId: string): Promise<void>;
   /** Undoes `markDirty` after the message could not be sent. */
   clearDirty(key: string): Promise<void>;
   /**

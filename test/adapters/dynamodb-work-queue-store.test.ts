@@ -13,6 +13,7 @@ import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import {
@@ -87,11 +88,13 @@ describe('DynamoWorkQueueStore', () => {
       expect(again).toBe(true);
     });
 
-    it('replaces a mark older than the dirty-mark TTL (its message was lost)', async () => {
+    it('replaces a confirmed mark older than the dirty-mark TTL (its message was lost)', async () => {
       // Prepare
       const { store, clock } = newStore();
       const key = newKey();
-      await store.markDirty(key);
+      // Its message was sent (confirmed), then lost.
+      await store.markDirty(key, undefined, 'sent');
+      await store.confirmMark(key, 'sent');
       clock.step(DIRTY_MARK_TTL_MS);
       const atTtl = await store.markDirty(key);
       // Act
@@ -399,6 +402,34 @@ describe('DynamoWorkQueueStore', () => {
       ]);
       // Assess
       expect(await store.isTimerArmed(key, current ?? '')).toBe(true);
+    });
+  });
+
+  describe('unsent marks (a sender that died between mark and send)', () => {
+    it('converges-after-faults: an unconfirmed mark stops blocking after UNSENT_MARK_MS, a confirmed one does not', async () => {
+      const { store, clock } = newStore();
+      const key = newKey();
+      await store.markDirty(key, undefined, 'dead-sender');
+      const within = await store.markDirty(key);
+      clock.step(UNSENT_MARK_MS + 1);
+      const retry = await store.markDirty(key, undefined, 'retry');
+      await store.confirmMark(key, 'retry');
+      clock.step(UNSENT_MARK_MS + 1);
+      const afterConfirm = await store.markDirty(key);
+      expect([within, retry, afterConfirm]).toEqual([false, true, false]);
+    });
+
+    it('lets a sender retry its own unsent mark at once, and confirms only its own', async () => {
+      const { store, clock } = newStore();
+      const key = newKey();
+      await store.markDirty(key, undefined, 'mine');
+      await store.confirmMark(key, 'someone-else');
+      const mine = await store.markDirty(key, undefined, 'mine');
+      const theirs = await store.markDirty(key, undefined, 'theirs');
+      clock.step(UNSENT_MARK_MS + 1);
+      // Still unconfirmed (the wrong id confirmed nothing): replaceable.
+      const later = await store.markDirty(key, undefined, 'later');
+      expect([mine, theirs, later]).toEqual([true, false, true]);
     });
   });
 

@@ -10,6 +10,7 @@ import type { SQSBatchItemFailure, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   MemoryWorkQueueStore,
+  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
@@ -218,6 +219,65 @@ describe('SqsWorkQueue', () => {
         'SqsQueueError',
         'Error',
       ]);
+    });
+  });
+
+  describe('a sender that died or failed between mark and send', () => {
+    it('converges-after-faults: a mark left without a message stops swallowing adds after UNSENT_MARK_MS (campaign seeds 316, 344)', async () => {
+      // Prepare: a requeue (or bridge) set the mark and died before its
+      // SendMessage; its retry comes later.
+      const clock = new FakeClock(Date.now());
+      const store = new MemoryWorkQueueStore({ clock });
+      const retrying = newQueue({ marks: store, clock });
+      await store.markDirty(KEY, undefined, 'died-before-send');
+      clock.step(UNSENT_MARK_MS + 1);
+      // Act
+      await retrying.add(KEY);
+      // Assess
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('still coalesces adds behind a mark whose message was sent', async () => {
+      const clock = new FakeClock(Date.now());
+      const store = new MemoryWorkQueueStore({ clock });
+      const q = newQueue({ marks: store, clock });
+      await q.add(KEY);
+      clock.step(UNSENT_MARK_MS + 1);
+      await q.add(KEY);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('retries its own mark when neither the send nor the clearing worked, so the retry sends', async () => {
+      // Prepare: SQS refuses the first send and DynamoDB the clearing.
+      let clearFails = true;
+      const flaky = new Proxy(marks, {
+        get: (store, name) =>
+          name === 'clearDirty' && clearFails
+            ? async () => {
+                throw new Error('DynamoDB down');
+              }
+            : Reflect.get(store, name).bind(store),
+      });
+      let sendFails = true;
+      const q = newQueue({ marks: flaky });
+      const send = queues.client.send.bind(queues.client);
+      const spy = vi
+        .spyOn(queues.client, 'send')
+        .mockImplementation(async (command: unknown) => {
+          if (sendFails && command instanceof SendMessageCommand) {
+            sendFails = false;
+            throw new Error('SQS 500');
+          }
+          return send(command as never);
+        });
+      // Act
+      const first = await q.add(KEY).catch((e: unknown) => e);
+      clearFails = false;
+      await q.add(KEY);
+      spy.mockRestore();
+      // Assess
+      expect(first).toBeInstanceOf(AggregateError);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
     });
   });
 

@@ -3,7 +3,8 @@
  * client-go's dirty set, the delaying queue's one timer per key and the rate
  * limiter's failure count, shared by every bridge and reconciler.
  *
- * Item: dirty (BOOL) + dirtyAtMs + markId, seenPods / seenNodes (N: the
+ * Item: dirty (BOOL) + dirtyAtMs + markId (+ markUnsentSinceMs until its
+ * message is confirmed sent), seenPods / seenNodes (N: the
  * highest resourceVersion an add saw, only ever raised), failures (N), timerToken (S) +
  * timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed sent),
  * expiresAt. Every method is one conditional write or one consistent read;
@@ -29,6 +30,7 @@ import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '../memory/memory-work-queue-store.js';
 import {
@@ -54,12 +56,14 @@ import {
 } from './table-schema.js';
 
 /**
- * No fresh dirty mark: never marked, cleared, or its message was lost — or
- * the mark is this very call's (an SDK retry of a write that committed
- * while its response was lost must not read as "already marked").
+ * No fresh dirty mark: never marked, cleared, or its message was lost, or
+ * set by a sender that never confirmed sending its message (it died between
+ * mark and send) — or the mark is this very call's or its sender's own
+ * retry (an SDK retry of a write that committed while its response was lost
+ * must not read as "already marked").
  */
 const HAS_NO_FRESH_MARK =
-  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark OR #markId = :markId';
+  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark OR #markId = :markId OR #markUnsentSinceMs < :staleUnsentMark';
 
 /**
  * No timer that fires no later than the new one and is not stale, nor one
@@ -77,22 +81,35 @@ export class DynamoWorkQueueStore
   extends DynamoStore
   implements WorkQueueLedger, WorkQueueMarks
 {
-  async markDirty(key: string, seen?: SeenVersion): Promise<boolean> {
+  async markDirty(
+    key: string,
+    seen?: SeenVersion,
+    markId: string = randomUUID()
+  ): Promise<boolean> {
     const now = this.clock.now();
     if (seen !== undefined) await this.#raiseSeen(key, now, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
       update:
-        'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #expiresAt = :expiresAt',
+        'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #markUnsentSinceMs = :now, #expiresAt = :expiresAt',
       condition: HAS_NO_FRESH_MARK,
       values: {
         ':true': bool(true),
         ':false': bool(false),
         ':now': num(now),
         ':staleMark': num(now - DIRTY_MARK_TTL_MS),
-        ':markId': str(randomUUID()),
+        ':staleUnsentMark': num(now - UNSENT_MARK_MS),
+        ':markId': str(markId),
       },
     });
     return outcome.ok;
+  }
+
+  async confirmMark(key: string, markId: string): Promise<void> {
+    await this.#updateExisting('confirmMark', key, {
+      update: 'REMOVE #markUnsentSinceMs',
+      condition: '#markId = :markId',
+      values: { ':markId': str(markId) },
+    });
   }
 
   async clearDirty(key: string): Promise<void> {

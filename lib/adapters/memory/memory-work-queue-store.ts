@@ -24,6 +24,16 @@ import { SeenRecord } from './seen-record.js';
 export const DIRTY_MARK_TTL_MS = 5 * 60_000;
 
 /**
+ * How long a mark whose message was not yet confirmed sent blocks other
+ * adds: a send takes well under this, and every retry of a sender that died
+ * between mark and send (a redelivery, a restarted bridge) comes later, so
+ * it marks anew and sends instead of coalescing into a mark with no
+ * message. An add racing a slow send may send a second message: one extra
+ * sync, never a lost one.
+ */
+export const UNSENT_MARK_MS = 3_000;
+
+/**
  * How long past its due time an armed timer still blocks a later one:
  * less than none. A timer within TIMER_SLACK_MS of its due time may be
  * firing already (timers fire up to the slack early, and a firing Lambda's
@@ -52,6 +62,9 @@ export const QUEUE_ITEM_TTL_MS = 7 * 24 * 60 * 60_000;
 interface QueueEntry {
   dirty: boolean;
   dirtyAtMs?: number;
+  markId?: string;
+  /** Marked, its message not yet confirmed sent. */
+  markUnsentSinceMs?: number;
   failures: number;
   seen: SeenRecord;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
@@ -69,7 +82,11 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   /** Marks the key dirty unless a fresh mark is there; true when marked. */
-  async markDirty(key: string, seen?: SeenVersion): Promise<boolean> {
+  async markDirty(
+    key: string,
+    seen?: SeenVersion,
+    markId: string = randomUUID()
+  ): Promise<boolean> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
@@ -79,12 +96,25 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     if (
       entry.dirty &&
       entry.dirtyAtMs !== undefined &&
-      entry.dirtyAtMs >= now - DIRTY_MARK_TTL_MS
+      entry.dirtyAtMs >= now - DIRTY_MARK_TTL_MS &&
+      entry.markId !== markId &&
+      (entry.markUnsentSinceMs === undefined ||
+        entry.markUnsentSinceMs >= now - UNSENT_MARK_MS)
     ) {
       return false;
     }
-    this.#write(key, entry, now, { dirty: true, dirtyAtMs: now });
+    this.#write(key, entry, now, {
+      dirty: true,
+      dirtyAtMs: now,
+      markId,
+      markUnsentSinceMs: now,
+    });
     return true;
+  }
+
+  async confirmMark(key: string, markId: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    if (entry?.markId === markId) delete entry.markUnsentSinceMs;
   }
 
   /** Clears the key's dirty mark (its message could not be sent). */

@@ -70,6 +70,12 @@ export class SqsWorkQueue implements WorkQueue {
   readonly #delayQueue: DelayQueue;
   readonly #marks: WorkQueueMarks;
   readonly #clock: Clock;
+  /**
+   * Marks this process set but could neither send nor clear (DynamoDB was
+   * failing too): its retry of the key re-uses the mark's id, so it sends
+   * instead of coalescing into a mark that has no message.
+   */
+  readonly #unsentMarks = new Map<string, string>();
 
   constructor(options: SqsWorkQueueOptions) {
     this.#client = options.client;
@@ -85,7 +91,8 @@ export class SqsWorkQueue implements WorkQueue {
    * thrown, so the caller's retry adds it anew (nothing is silently lost).
    */
   async add(key: string, seen?: SeenVersion): Promise<void> {
-    if (!(await this.#marks.markDirty(key, seen))) return;
+    const markId = this.#unsentMarks.get(key) ?? randomUUID();
+    if (!(await this.#marks.markDirty(key, seen, markId))) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(
@@ -98,8 +105,18 @@ export class SqsWorkQueue implements WorkQueue {
         )
       );
     } catch (e) {
-      throw await this.#undoMark(key, toError(e));
+      throw await this.#undoMark(key, markId, toError(e));
     }
+    await this.#confirm(key, markId);
+  }
+
+  /**
+   * Records that the mark's message went out (best effort: an unconfirmed
+   * mark only stops blocking other adds after UNSENT_MARK_MS).
+   */
+  async #confirm(key: string, markId: string): Promise<void> {
+    this.#unsentMarks.delete(key);
+    await this.#marks.confirmMark(key, markId).catch(() => undefined);
   }
 
   /** Clears the key's dirty mark, then adds it (see WorkQueue.addAnew). */
@@ -154,8 +171,13 @@ export class SqsWorkQueue implements WorkQueue {
    */
   async addBatch(keys: readonly string[]): Promise<void> {
     const unique = [...new Set(keys)];
+    const markIds = new Map(
+      unique.map((key) => [key, this.#unsentMarks.get(key) ?? randomUUID()])
+    );
     const marked = await Promise.allSettled(
-      unique.map((key) => this.#marks.markDirty(key))
+      unique.map((key) =>
+        this.#marks.markDirty(key, undefined, markIds.get(key))
+      )
     );
     const errors: Error[] = [];
     const toSend: string[] = [];
@@ -167,10 +189,18 @@ export class SqsWorkQueue implements WorkQueue {
     for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {
       chunks.push(toSend.slice(i, i + MAX_BATCH_SIZE));
     }
-    const failures = await Promise.all(chunks.map((c) => this.#sendBatch(c)));
-    for (const [key, error] of failures.flat()) {
-      errors.push(await this.#undoMark(key, error));
+    const failures = (
+      await Promise.all(chunks.map((c) => this.#sendBatch(c)))
+    ).flat();
+    const failed = new Set(failures.map(([key]) => key));
+    for (const [key, error] of failures) {
+      errors.push(await this.#undoMark(key, markIds.get(key) ?? '', error));
     }
+    await Promise.all(
+      toSend
+        .filter((key) => !failed.has(key))
+        .map((key) => this.#confirm(key, markIds.get(key) ?? ''))
+    );
     if (errors.length > 0) {
       throw new AggregateError(
         errors,
@@ -214,11 +244,17 @@ export class SqsWorkQueue implements WorkQueue {
    * Clears the dirty mark set for a send that failed; returns the error to
    * throw (both errors when the mark cannot be cleared either).
    */
-  async #undoMark(key: string, sendError: Error): Promise<Error> {
+  async #undoMark(
+    key: string,
+    markId: string,
+    sendError: Error
+  ): Promise<Error> {
     try {
       await this.#marks.clearDirty(key);
+      this.#unsentMarks.delete(key);
       return sendError;
     } catch (e) {
+      this.#unsentMarks.set(key, markId);
       return new AggregateError(
         [sendError, toError(e)],
         `send ${key} to the work queue failed and its dirty mark stayed set`

@@ -4,6 +4,7 @@ import {
   MemoryWorkQueueStore,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
+  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
@@ -49,10 +50,12 @@ describe('MemoryWorkQueueStore', () => {
       expect(again).toBe(true);
     });
 
-    it('replaces a mark older than the dirty-mark TTL (its message was lost)', async () => {
+    it('replaces a confirmed mark older than the dirty-mark TTL (its message was lost)', async () => {
       // Prepare
       const { store, clock } = newStore();
-      await store.markDirty(KEY);
+      // Its message was sent (confirmed), then lost.
+      await store.markDirty(KEY, undefined, 'sent');
+      await store.confirmMark(KEY, 'sent');
       clock.step(DIRTY_MARK_TTL_MS);
       const atTtl = await store.markDirty(KEY);
       // Act
@@ -61,6 +64,30 @@ describe('MemoryWorkQueueStore', () => {
       // Assess
       expect(atTtl).toBe(false);
       expect(pastTtl).toBe(true);
+    });
+
+    it('converges-after-faults: a mark whose sender died before sending stops blocking after UNSENT_MARK_MS; a confirmed one does not', async () => {
+      // Prepare: one sender died between mark and send (no confirm).
+      const { store, clock } = newStore();
+      await store.markDirty(KEY, undefined, 'dead-sender');
+      const within = await store.markDirty(KEY);
+      clock.step(UNSENT_MARK_MS + 1);
+      // Act
+      const retry = await store.markDirty(KEY, undefined, 'retry');
+      await store.confirmMark(KEY, 'retry');
+      clock.step(UNSENT_MARK_MS + 1);
+      const afterConfirm = await store.markDirty(KEY);
+      // Assess
+      expect(within).toBe(false);
+      expect(retry).toBe(true);
+      expect(afterConfirm).toBe(false);
+    });
+
+    it('lets a sender retry its own unsent mark at once', async () => {
+      const { store } = newStore();
+      await store.markDirty(KEY, undefined, 'mine');
+      expect(await store.markDirty(KEY, undefined, 'mine')).toBe(true);
+      expect(await store.markDirty(KEY, undefined, 'theirs')).toBe(false);
     });
 
     it('keeps marks of different keys apart', async () => {
