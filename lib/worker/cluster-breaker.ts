@@ -14,6 +14,7 @@ import {
   clusterLevelError,
   clusterRetryAfterMs,
 } from '../policy/cluster-health.js';
+import { TIMER_SLACK_MS } from '../policy/timer-message.js';
 import type {
   Clock,
   ClusterHealth,
@@ -155,11 +156,15 @@ export class ClusterBreaker {
     const { clock, ledger, queue } = this.#o;
     // Cleared first, or the timer's add would coalesce into nothing.
     await ledger.beginSync(key);
-    await queue.addAfter(key, atMs - clock.now());
+    // At least a second: a shorter delay is an immediate add (SQS counts
+    // whole seconds), and a key of a backed-off cluster would spin through
+    // the queue until the backoff ends (the fault campaign saw ~40 a second).
+    const retryAfterMs = Math.max(atMs - clock.now(), TIMER_SLACK_MS);
+    await queue.addAfter(key, retryAfterMs);
     logger.warn('cluster backed off; key requeued without a call', {
       cluster: parseDaemonSetKey(key).cluster,
       failures: health.failures,
-      retryAfterMs: atMs - clock.now(),
+      retryAfterMs,
       lastError: health.lastError,
     });
   }

@@ -430,6 +430,21 @@ describe('Reconciler', () => {
     );
   });
 
+  it('requeues a key of a backed-off cluster at least a second later, never in a spin (campaign seed 316: ~40 requeues a second)', async () => {
+    // Prepare: the breaker opens for another 100 ms only.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    h.clock.step(900);
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    const waits = h.logger.lines.filter(
+      (l) => l.message === 'cluster backed off; key requeued without a call'
+    );
+    expect(waits).toHaveLength(1);
+    expect(waits[0]?.fields).toMatchObject({ retryAfterMs: 1_000 });
+  });
+
   it('keeps the breaker closed when a write fails for its object alone (an admission webhook’s 500, F7)', async () => {
     // Prepare: a webhook refuses every pod create of one DaemonSet.
     const refused = addDaemonSet(h, newDaemonSet('refused'));
