@@ -29,18 +29,32 @@ const DYNAMO_WRITES = new Set([
 
 const DYNAMO_ERROR = 'com.amazonaws.dynamodb.v20120810#';
 
+/** Faults that can keep every sync of the cluster from acting for their window. */
+const HOLDING_KINDS = new Set<FaultKind>([
+  'cluster-unreachable',
+  'api-429',
+  'api-5xx',
+  'api-reset',
+  'dynamodb-throttle',
+  'dynamodb-5xx',
+  'sqs-send-5xx',
+]);
+
 /** The live faults of one run. */
 export class ActiveFaults implements ContainerFaults {
   /** Faults injected, by kind. */
   readonly injected: Partial<Record<FaultKind, number>> = {};
   readonly #plan: FaultPlan;
-  readonly #random: SeededRandom;
+  /** One stream per window, named by its content: dropping a window while shrinking leaves the others' draws as they were. */
+  readonly #streams = new Map<FaultWindow, SeededRandom>();
   #startedAt: number | undefined;
   #stopped = false;
 
   constructor(plan: FaultPlan, random: SeededRandom) {
     this.#plan = plan;
-    this.#random = random;
+    for (const w of plan.windows) {
+      this.#streams.set(w, random.fork(`${w.kind}@${w.fromMs}-${w.toMs}`));
+    }
   }
 
   /** Starts the plan's clock: its windows count from now. */
@@ -58,9 +72,13 @@ export class ActiveFaults implements ContainerFaults {
     this.#stopped = true;
   }
 
-  /** Whether any window is open now (the controller may be held back). */
-  anyOpen(): boolean {
-    return this.#open().length > 0;
+  /**
+   * Whether a window that can hold the controller back is open now: the
+   * cluster or the API refusing, DynamoDB or SQS failing (possibly every
+   * call); the invariant checker pauses its ineligible-node clock then.
+   */
+  holdsControllerBack(): boolean {
+    return this.#open().some((w) => HOLDING_KINDS.has(w.kind));
   }
 
   #open(): FaultWindow[] {
@@ -69,10 +87,15 @@ export class ActiveFaults implements ContainerFaults {
     return this.#plan.windows.filter((w) => w.fromMs <= t && t < w.toMs);
   }
 
-  /** Returns the open window of `kind` that hits this call, if any. */
-  #hits(kind: FaultKind): boolean {
+  /** Returns the stream of the open window of `kind` when it hits this call. */
+  #hit(kind: FaultKind): SeededRandom | undefined {
     const window = this.#open().find((w) => w.kind === kind);
-    return window !== undefined && this.#random.chance(window.rate);
+    const random = window && this.#streams.get(window);
+    return random?.chance(window?.rate ?? 0) ? random : undefined;
+  }
+
+  #hits(kind: FaultKind): boolean {
+    return this.#hit(kind) !== undefined;
   }
 
   applied(kind: string, times = 1): void {
@@ -81,10 +104,11 @@ export class ActiveFaults implements ContainerFaults {
   }
 
   killPoint(fn: FunctionName): KillPoint | undefined {
-    if (!this.#hits(`kill-${fn}`)) return undefined;
+    const random = this.#hit(`kill-${fn}`);
+    if (random === undefined) return undefined;
     return {
-      atRequest: this.#random.int(1, fn === 'watch-bridge' ? 40 : 12),
-      when: this.#random.pick(['before-send', 'after-answer'] as const),
+      atRequest: random.int(1, fn === 'watch-bridge' ? 40 : 8),
+      when: random.pick(['before-send', 'after-answer'] as const),
     };
   }
 
@@ -92,15 +116,19 @@ export class ActiveFaults implements ContainerFaults {
     if (fn === 'watch-bridge') return undefined;
     if (this.#hits('sqs-duplicate')) return { kind: 'sqs-duplicate' };
     if (this.#hits('sqs-redelivery')) return { kind: 'sqs-redelivery' };
-    if (this.#hits('sqs-delay')) {
-      return { kind: 'sqs-delay', ms: this.#random.int(200, 3_000) };
-    }
     return undefined;
   }
 
+  deliveryDelayMs(fn: FunctionName): number {
+    const random = fn === 'watch-bridge' ? undefined : this.#hit('sqs-delay');
+    return random === undefined ? 0 : random.int(200, 3_000);
+  }
+
   skewMs(): number {
-    if (!this.#hits('clock-skew')) return 0;
-    return this.#random.pick([-1, 1]) * this.#random.int(200, 2_000);
+    const random = this.#hit('clock-skew');
+    return random === undefined
+      ? 0
+      : random.pick([-1, 1]) * random.int(200, 2_000);
   }
 
   /** The API proxy's decider. */
@@ -111,22 +139,16 @@ export class ActiveFaults implements ContainerFaults {
       return { kind: 'cluster-unreachable' };
     }
     if (watch && this.#hits('watch-410')) return { kind: 'watch-410' };
-    if (watch && this.#hits('watch-cut')) {
-      return { kind: 'watch-cut', afterMs: this.#random.int(50, 2_000) };
-    }
-    if (this.#hits('api-429')) {
-      return { kind: 'api-429', retryAfterSeconds: this.#random.int(0, 2) };
-    }
-    if (this.#hits('api-5xx')) {
-      return {
-        kind: 'api-5xx',
-        status: this.#random.pick([500, 503] as const),
-      };
-    }
+    let random = watch ? this.#hit('watch-cut') : undefined;
+    if (random) return { kind: 'watch-cut', afterMs: random.int(50, 2_000) };
+    random = this.#hit('api-429');
+    if (random) return { kind: 'api-429', retryAfterSeconds: random.int(0, 2) };
+    random = this.#hit('api-5xx');
+    if (random)
+      return { kind: 'api-5xx', status: random.pick([500, 503] as const) };
     if (this.#hits('api-reset')) return { kind: 'api-reset' };
-    if (this.#hits('api-latency')) {
-      return { kind: 'api-latency', ms: this.#random.int(50, 1_500) };
-    }
+    random = this.#hit('api-latency');
+    if (random) return { kind: 'api-latency', ms: random.int(50, 1_500) };
     return undefined;
   }
 

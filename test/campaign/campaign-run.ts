@@ -5,14 +5,16 @@
  * then no faults and no workload until every DaemonSet has converged — with
  * the invariant checker watching from the start to the end.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import { cleanUpRun } from '../bench/bench-testbed.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
+import { queueCounts } from '../helpers/sqs-queues.js';
 import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
 import { createNamespace } from '../testbed/kube-fixtures.js';
@@ -103,6 +105,8 @@ export interface RunResult {
   containers: { started: number; killed: number; timedOut: number };
   /** The history around the first violation. */
   history: HistoryEntry[];
+  /** The options the run was drawn from (a replay needs them all). */
+  options: RunOptions;
   /** The stack's log lines after the faults stopped (the first 60). */
   logAfterFaults: string[];
 }
@@ -124,6 +128,47 @@ export const planOf = (o: RunOptions) => {
         Math.ceil(o.faultMs / 1_500)
       ),
   };
+};
+
+/** How long convergence must hold: past a redelivery (6 s visibility), a 3-s delayed batch and a 5-s invocation. */
+const SETTLE_MS = 15_000;
+
+/**
+ * Waits SETTLE_MS after convergence; returns violations if it no longer
+ * holds, or if any message is left on the work, delay or dead-letter queues.
+ */
+const settledAfterConvergence = async (
+  checker: InvariantChecker,
+  stack: ServerlessStack
+): Promise<Violation[]> => {
+  await sleep(SETTLE_MS);
+  const still = await checker.awaitConvergence(1_000);
+  const out: Violation[] = still.ok
+    ? []
+    : [
+        {
+          ...still.violation,
+          detail: `converged, then no longer: ${still.violation.detail}`,
+        },
+      ];
+  const { client, work, delay, workDlq, delayDlq } = stack.queues;
+  for (const [name, queue] of Object.entries({
+    work,
+    delay,
+    workDlq,
+    delayDlq,
+  })) {
+    const counts = await queueCounts(client, queue.url);
+    const left = counts.visible + counts.inFlight + counts.delayed;
+    if (left > 0) {
+      out.push({
+        invariant: 'converges-after-faults',
+        atMs: Date.now(),
+        detail: `${left} message(s) left on the ${name} queue ${SETTLE_MS} ms after convergence (${JSON.stringify(counts)})`,
+      });
+    }
+  }
+  return out;
 };
 
 /** Writes a copy of `kubeconfigPath` that reaches the cluster through the proxy. */
@@ -166,6 +211,7 @@ export const runCampaignRun = async (
     // The harness failed (set-up, the cluster's own API): the run proves nothing.
     return {
       seed: o.seed,
+      options: o,
       plan,
       actions,
       violations: [],
@@ -236,6 +282,10 @@ const runPlanned = async (
       kubeconfigPath: bed.adminKubeconfigPath,
       namespace: ns,
       nodeLabel: workload.nodeLabel,
+      // About one sync: a redelivery's visibility timeout (6 s), an
+      // invocation (5 s) and slack; paused while a fault holds the
+      // controller back.
+      ineligibleGraceMs: 15_000,
     });
     checkerLater.checker = checker;
     cleanups.push(() => checker.stop());
@@ -261,7 +311,9 @@ const runPlanned = async (
       ),
       endpoints: { dynamodb: bed.dynamodbEndpoint, sqs: bed.sqsEndpoint },
       productEndpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint },
-      bridgeWatchSeconds: 15,
+      // Short bridge turns: more hand-overs and bridge starts for the
+      // faults to hit.
+      bridgeWatchSeconds: 5,
       host: (newWiring) => {
         containers = new CampaignContainers(
           (clock) => planted(newWiring(clock), o.plant),
@@ -273,7 +325,11 @@ const runPlanned = async (
     cleanups.push(async () => {
       await stack.stop();
       await containers?.closeAll();
+      await stack.table.client
+        .send(new DeleteTableCommand({ TableName: stack.table.tableName }))
+        .catch(() => undefined);
       // The whole log, for reading a run after the fact.
+      mkdirSync(bed.logDir, { recursive: true });
       writeFileSync(
         path.join(bed.logDir, `seed-${o.seed}-${ns}.log`),
         stack.logger.lines
@@ -292,7 +348,7 @@ const runPlanned = async (
     cleanups.push(async () => cuts.forEach(clearTimeout));
     checker.note(`faults begin: ${plan.windows.length} windows`);
     const blocked = setInterval(
-      () => checker.setControllerBlocked(faults.anyOpen()),
+      () => checker.setControllerBlocked(faults.holdsControllerBack()),
       100
     );
     for (const action of actions) {
@@ -313,17 +369,25 @@ const runPlanned = async (
     checker.note('faults and workload stop');
     const logMark = stack.logger.lines.length;
 
-    // Liveness: everything converges with nothing more happening.
+    // Liveness: everything converges with nothing more happening, and
+    // stays so past every late delivery (a redelivery after the visibility
+    // timeout, a delayed batch, a requeue timer); then no message is left
+    // anywhere, dead-letter queues included (the accounting check).
     const converged = await checker.awaitConvergence(o.convergeTimeoutMs);
+    const settled = converged.ok
+      ? await settledAfterConvergence(checker, stack)
+      : [];
     const violations = [
       ...checker.violations(),
       ...(converged.ok ? [] : [converged.violation]),
+      ...settled,
     ];
     const first = violations[0];
     for (const [kind, n] of Object.entries(api.counts.faults))
       faults.applied(kind, n);
     return {
       seed: o.seed,
+      options: o,
       plan,
       actions,
       violations,

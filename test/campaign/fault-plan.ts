@@ -42,7 +42,10 @@ export interface FaultPlan {
   windows: FaultWindow[];
 }
 
-/** How hard each kind hits inside its window (the share of calls). */
+/**
+ * How hard each kind hits inside its window (the share of calls); DynamoDB
+ * and SQS windows may fail every call, past the SDK's own retries.
+ */
 const RATES: Record<FaultKind, [number, number]> = {
   'kill-reconcile': [0.2, 0.6],
   'kill-requeue': [0.2, 0.6],
@@ -50,16 +53,16 @@ const RATES: Record<FaultKind, [number, number]> = {
   'sqs-duplicate': [0.2, 0.5],
   'sqs-redelivery': [0.2, 0.5],
   'sqs-delay': [0.2, 0.6],
-  'dynamodb-throttle': [0.05, 0.3],
-  'dynamodb-5xx': [0.05, 0.3],
+  'dynamodb-throttle': [0.05, 1],
+  'dynamodb-5xx': [0.05, 1],
   'dynamodb-lost-response': [0.05, 0.3],
-  'sqs-send-5xx': [0.05, 0.3],
+  'sqs-send-5xx': [0.05, 1],
   'api-429': [0.1, 0.5],
   'api-5xx': [0.05, 0.3],
   'api-latency': [0.2, 0.8],
   'api-reset': [0.05, 0.2],
   'watch-cut': [0.3, 1],
-  'watch-410': [0.2, 0.6],
+  'watch-410': [0.1, 0.4],
   'cluster-unreachable': [1, 1],
   'clock-skew': [0.3, 1],
 };

@@ -83,9 +83,13 @@ export const runCampaign = async (
           faultFree: true,
         });
         result.baselineCost = baseline.cost;
-        result.violations.push(
-          ...costViolations(result, baseline, o.costFactor)
-        );
+        if (baseline.error !== undefined) {
+          result.error = `the fault-free baseline failed: ${baseline.error}`;
+        } else {
+          result.violations.push(
+            ...costViolations(result, baseline, o.costFactor)
+          );
+        }
       }
       results.push(result);
       report(describeRun(result));
@@ -119,6 +123,21 @@ export const runCampaign = async (
   return { results: results.sort((a, b) => a.seed - b.seed), shrunk };
 };
 
+/** Returns the command that replays a run (its plan follows from all of these). */
+export const replayCommand = (r: RunResult): string => {
+  const o = r.options;
+  return [
+    'npm run campaign -- --runs 1',
+    `--seed ${r.seed}`,
+    `--nodes ${o.nodes}`,
+    `--daemon-sets ${o.daemonSets}`,
+    `--fault-seconds ${o.faultMs / 1_000}`,
+    `--converge-seconds ${o.convergeTimeoutMs / 1_000}`,
+    ...(o.windows ? [`--windows ${o.windows[0]}-${o.windows[1]}`] : []),
+    ...(o.plant ? [`--plant ${o.plant}`] : []),
+  ].join(' ');
+};
+
 /** One line per run. */
 export const describeRun = (r: RunResult): string => {
   const faults = Object.entries(r.injected)
@@ -129,5 +148,7 @@ export const describeRun = (r: RunResult): string => {
     : r.violations.length === 0
       ? `ok, converged ${((r.convergeMs ?? 0) / 1000).toFixed(1)} s after faults stopped`
       : `VIOLATED ${r.violations.map((v) => `${v.invariant} (${v.detail})`).join('; ')}`;
-  return `seed ${r.seed}: ${verdict}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
+  const replay =
+    r.violations.length > 0 || r.error ? ` (replay: ${replayCommand(r)})` : '';
+  return `seed ${r.seed}: ${verdict}${replay}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
 };

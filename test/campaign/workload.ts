@@ -234,15 +234,19 @@ export class Workload {
       case 'rollout-undo':
       case 'rollout-restart': {
         const verb = kind === 'rollout-undo' ? 'undo' : 'restart';
-        const out = await run(this.kubectl, [
-          '--kubeconfig',
-          this.adminKubeconfig,
-          '-n',
-          this.ns,
-          'rollout',
-          verb,
-          `daemonset/${ds}`,
-        ]).catch((e: { stderr?: string }) => ({
+        const out = await run(
+          this.kubectl,
+          [
+            '--kubeconfig',
+            this.adminKubeconfig,
+            '-n',
+            this.ns,
+            'rollout',
+            verb,
+            `daemonset/${ds}`,
+          ],
+          { timeout: 30_000 }
+        ).catch((e: { stderr?: string }) => ({
           stdout: `failed: ${e.stderr ?? e}`,
         }));
         return this.observer.note(

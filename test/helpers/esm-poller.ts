@@ -68,6 +68,11 @@ export interface EsmPollerOptions {
   /** The function timeout: a longer invocation is killed. Default 30 s. */
   functionTimeoutMs?: number;
   functionName?: string;
+  /**
+   * Milliseconds a received batch waits before its invocation starts (the
+   * fault campaign's delayed delivery); the function's timeout starts after.
+   */
+  deliveryDelayMs?: () => number;
 }
 
 interface Running {
@@ -96,6 +101,7 @@ export class EsmPoller {
       waitTimeSeconds: 1,
       functionTimeoutMs: 30_000,
       functionName: 'test-function',
+      deliveryDelayMs: () => 0,
       ...options,
     };
     this.#queueArn = queueArn;
@@ -171,6 +177,8 @@ export class EsmPoller {
   }
 
   async #invoke(messages: Message[]): Promise<void> {
+    const delayMs = this.#options.deliveryDelayMs();
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     const records = messages.map((m) => toSqsRecord(m, this.#queueArn));
     const ids = records.map((r) => r.messageId);
     const { handler, functionName, functionTimeoutMs } = this.#options;

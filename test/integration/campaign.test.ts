@@ -28,7 +28,8 @@ describe('fault campaign (CI)', () => {
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     sqsEndpoint: inject('sqsEndpoint'),
     workDir,
-    logDir: workDir,
+    // Kept after the run: a failing seed's stack log is read from here.
+    logDir: path.resolve('.build/campaign/logs'),
   };
   afterAll(() => {
     bed.admin.close();
@@ -61,8 +62,9 @@ describe('fault campaign (CI)', () => {
         (r) => r.violations.length > 0 || r.error !== undefined
       );
       expect(violated.map(describeRun)).toEqual([]);
-      // The faults did happen: most kinds, and containers died.
-      expect(Object.keys(summary.faults).length).toBeGreaterThanOrEqual(10);
+      // The faults did happen: most kinds fired, and containers died of
+      // kill faults (counted when a kill fires; timeouts apart).
+      expect(Object.keys(summary.faults).length).toBeGreaterThanOrEqual(12);
       expect(summary.containers.killed).toBeGreaterThan(0);
     },
     40 * 60_000
@@ -91,7 +93,13 @@ describe('fault campaign (CI)', () => {
       const found = results.flatMap((r) =>
         r.violations.map((v) => v.invariant)
       );
-      expect(found.some((v) => v !== 'checker-watch-failed')).toBe(true);
+      // What acting before one's own creates and deletes are seen breaks.
+      expect(
+        found.some(
+          (v) =>
+            v === 'unavailable-within-budget' || v === 'one-daemon-pod-per-node'
+        )
+      ).toBe(true);
     },
     10 * 60_000
   );

@@ -63,6 +63,11 @@ export class ForeignPodMonitor {
     });
   }
 
+  /** Whether the runner marked the pod foreign. */
+  isMarked(podName: string): boolean {
+    return this.#pods.has(podName);
+  }
+
   /** Allows the next change of the pod (the runner is about to make it). */
   expectChange(podName: string): void {
     const watched = this.#pods.get(podName);

@@ -85,6 +85,22 @@ export const labelPod = (
     contentType: 'application/merge-patch+json',
   });
 
+/** Replaces the DaemonSet's update strategy (a merge patch replaces rollingUpdate whole). */
+export const setUpdateStrategy = (
+  kube: RawKubeClient,
+  ds: DaemonSet,
+  updateStrategy: NonNullable<DaemonSet['spec']['updateStrategy']>
+) =>
+  kube.request(
+    'set update strategy',
+    'PATCH',
+    `${appsPath(ds.metadata.namespace ?? '', 'daemonsets')}/${ds.metadata.name}`,
+    {
+      body: JSON.stringify({ spec: { updateStrategy } }),
+      contentType: 'application/merge-patch+json',
+    }
+  );
+
 /** Creates the ControllerRevision of the DaemonSet's current template. */
 export const createRevision = (
   kube: RawKubeClient,

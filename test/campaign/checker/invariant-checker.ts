@@ -19,8 +19,9 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterView } from './cluster-view.js';
+import { ControllerPodMonitor } from './controller-pods.js';
 import { type Divergence, divergenceOf } from './convergence.js';
-import { EventIntake } from './event-intake.js';
+import { EventIntake, HOLD_MS } from './event-intake.js';
 import { ForeignPodMonitor } from './foreign-pods.js';
 import { History, type HistoryEntry, type Subject } from './history.js';
 import { IneligiblePodMonitor } from './ineligible-pods.js';
@@ -42,12 +43,25 @@ export interface CheckerOptions {
   nodeLabel: { key: string; value: string };
   /** How long a pod may stay on a node that must not run it while no fault blocks the controller (default 30 s). */
   ineligibleGraceMs?: number;
+  /**
+   * How far in the controller's favour time is read when judging a
+   * deletion against the unavailable budget (default 4 s): its cache lags,
+   * its clock may be skewed by ±2 s, a DELETE may take 1.5 s to land, and
+   * the checker holds events for the cross-watch merge.
+   */
+  slackMs?: number;
   now?: () => number;
 }
 
 /** How often held events are released and time-based invariants judged. */
 const TICK_MS = 100;
 const DEFAULT_INELIGIBLE_GRACE_MS = 30_000;
+const DEFAULT_SLACK_MS = 4_000;
+/**
+ * After a watch is back, stray pods are judged only once its re-list is
+ * applied (held HOLD_MS), so a DaemonSet made meanwhile is in the view.
+ */
+const AFTER_WATCH_OUTAGE_MS = HOLD_MS + 1_000;
 const CONVERGENCE_POLL_MS = 200;
 /** minimalHistory's default window either side of the violation. */
 const HISTORY_WINDOW_MS = 60_000;
@@ -67,16 +81,23 @@ export class InvariantChecker {
   readonly #budget: UnavailabilityBudgetMonitor;
   readonly #ineligible: IneligiblePodMonitor;
   readonly #foreign = new ForeignPodMonitor();
+  readonly #strays = new ControllerPodMonitor((pod) =>
+    this.#foreign.isMarked(pod)
+  );
   #ticker: NodeJS.Timeout | undefined;
   #blocked = false;
+  /** Since when every watch runs (undefined while one is down). */
+  #watchesUpSinceMs: number | undefined;
 
   private constructor(
     private readonly options: CheckerOptions,
     kc: KubeConfig
   ) {
     this.#now = options.now ?? Date.now;
-    this.#budget = new UnavailabilityBudgetMonitor(options.nodeLabel, (pod) =>
-      this.#chaos.has(pod)
+    this.#budget = new UnavailabilityBudgetMonitor(
+      options.nodeLabel,
+      (pod) => this.#chaos.has(pod),
+      options.slackMs ?? DEFAULT_SLACK_MS
     );
     this.#ineligible = new IneligiblePodMonitor(
       options.nodeLabel,
@@ -87,13 +108,18 @@ export class InvariantChecker {
       history: this.#history,
       now: this.#now,
       onPodChange: (before, after, atMs) => {
-        this.#budget.observePodChange(this.#view, before, after, atMs);
+        this.#report(
+          this.#budget.observePodChange(this.#view, before, after, atMs)
+        );
       },
       afterPodChange: (name, after, atMs) => {
         const v = this.#foreign.observe(name, after, atMs);
         if (v) this.#report([v]);
       },
-      judge: (atMs) => this.#judgeInstant(atMs),
+      judge: (atMs) => {
+        this.#budget.observeView(this.#view, atMs);
+        this.#judgeInstant(atMs);
+      },
     });
     this.#watches = new WatchSet(
       kc,
@@ -111,6 +137,8 @@ export class InvariantChecker {
     try {
       await checker.#watches.start();
       checker.#intake.release(checker.#now(), true);
+      // The initial lists are all applied: nothing to wait for.
+      checker.#watchesUpSinceMs = checker.#now() - AFTER_WATCH_OUTAGE_MS;
     } catch (cause) {
       await checker.stop();
       throw new Error('invariant checker: initial list or watch failed', {
@@ -222,6 +250,9 @@ export class InvariantChecker {
       this.#judgeInstant(now);
       this.#report(this.#ineligible.evaluate(this.#view, now));
       this.#report(this.#watches.checkOutages(now));
+      this.#report(
+        this.#strays.evaluate(this.#view, now, this.#watchesUp(now))
+      );
     } catch (e) {
       this.#report([
         {
@@ -235,7 +266,17 @@ export class InvariantChecker {
 
   #judgeInstant(atMs: number): void {
     this.#report(this.#onePerNode.evaluate(this.#view, atMs));
-    this.#report(this.#budget.evaluate(this.#view, atMs));
+    this.#budget.dropRecovered(this.#view, atMs);
+  }
+
+  /** Whether every watch has run long enough for stray pods to be judged. */
+  #watchesUp(now: number): boolean {
+    if (this.#watches.downPaths().length > 0) {
+      this.#watchesUpSinceMs = undefined;
+      return false;
+    }
+    this.#watchesUpSinceMs ??= now;
+    return now - this.#watchesUpSinceMs >= AFTER_WATCH_OUTAGE_MS;
   }
 
   #report(found: readonly Violation[]): void {

@@ -21,6 +21,8 @@ export interface ObjectMeta {
   uid: string;
   resourceVersion?: string;
   generation?: number;
+  /** RFC 3339, second precision, the API server's clock. */
+  creationTimestamp?: string;
   labels?: Record<string, string>;
   deletionTimestamp?: string;
   ownerReferences?: OwnerReference[];

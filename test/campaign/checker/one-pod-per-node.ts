@@ -4,25 +4,25 @@
  * loop "allows no more than two pods per node, one old, one new").
  *
  * When a spec goes from surge to no surge, the controller cannot remove the
- * extra pods in the same instant, and one already deciding with the old
+ * extra pods in the same instant, and a sync already deciding with the old
  * spec may still create one. So for SURGE_END_GRACE_MS after the switch a
- * node may keep two live pods, until it has been seen going from two to one
- * (its surplus pod is gone), whichever comes first.
+ * node may keep two live pods if both were created (creationTimestamp) by
+ * SURGE_END_IN_FLIGHT_MS after it: a pod created later came from a sync
+ * that saw the new spec, which never puts a second pod on a node.
  */
 import { type ClusterView, isLive, keyOf, podsByNode } from './cluster-view.js';
+import type { Pod } from './kube-objects.js';
 import { allowsSurge } from './rolling-budget.js';
 import type { Violation } from './violation.js';
 
 /** How long after surge is switched off two pods per node are tolerated. */
 export const SURGE_END_GRACE_MS = 30_000;
+/** How long after the switch a sync with the old spec may still create a surge pod. */
+export const SURGE_END_IN_FLIGHT_MS = 5_000;
 
 interface SurgeState {
   allowed: boolean;
   endedAtMs?: number;
-  /** Nodes seen with two live pods since the switch. */
-  doubled: Set<string>;
-  /** Of those, the nodes since seen with one: their grace is over. */
-  drained: Set<string>;
 }
 
 /** Tracks breaches per DaemonSet and node; reports each breach once. */
@@ -36,14 +36,9 @@ export class OnePodPerNodeMonitor {
     const breaching = new Set<string>();
     for (const ds of view.activeDaemonSets()) {
       const surge = this.#surgeState(ds.metadata.uid, allowsSurge(ds), atMs);
-      const inGrace =
-        surge.endedAtMs !== undefined &&
-        atMs - surge.endedAtMs < SURGE_END_GRACE_MS;
       const live = view.daemonPods(ds).filter(isLive);
       for (const [node, pods] of podsByNode(live)) {
-        if (inGrace) trackDrain(surge, node, pods.length);
-        const limit =
-          surge.allowed || (inGrace && !surge.drained.has(node)) ? 2 : 1;
+        const limit = surge.allowed || inSurgeEnd(surge, pods, atMs) ? 2 : 1;
         if (pods.length <= limit) continue;
         const key = `${ds.metadata.uid}/${node}`;
         breaching.add(key);
@@ -56,7 +51,7 @@ export class OnePodPerNodeMonitor {
           detail:
             `${keyOf(ds.metadata)}: ${pods.length} live daemon pods on node ` +
             `${node} (limit ${limit}${surge.allowed ? ', surge allowed' : ''}): ` +
-            pods.map((p) => p.metadata.name).join(', '),
+            pods.map(describePod).join(', '),
         });
       }
     }
@@ -65,23 +60,32 @@ export class OnePodPerNodeMonitor {
   }
 
   #surgeState(uid: string, allowedNow: boolean, atMs: number): SurgeState {
-    const state = this.#surge.get(uid) ?? {
-      allowed: allowedNow,
-      doubled: new Set<string>(),
-      drained: new Set<string>(),
-    };
-    if (state.allowed && !allowedNow) {
-      state.endedAtMs = atMs;
-      state.doubled.clear();
-      state.drained.clear();
-    }
+    const state = this.#surge.get(uid) ?? { allowed: allowedNow };
+    if (state.allowed && !allowedNow) state.endedAtMs = atMs;
     state.allowed = allowedNow;
     this.#surge.set(uid, state);
     return state;
   }
 }
 
-const trackDrain = (state: SurgeState, node: string, livePods: number) => {
-  if (livePods >= 2) state.doubled.add(node);
-  else if (state.doubled.has(node)) state.drained.add(node);
+/**
+ * Whether a node's two pods are the surge pair the switch left behind:
+ * within the grace, and neither created after the in-flight window.
+ */
+const inSurgeEnd = (
+  surge: SurgeState,
+  pods: readonly Pod[],
+  atMs: number
+): boolean => {
+  const ended = surge.endedAtMs;
+  if (ended === undefined || atMs - ended >= SURGE_END_GRACE_MS) return false;
+  // creationTimestamp is truncated to the second, so "at or before".
+  return pods.every(
+    (p) =>
+      Date.parse(p.metadata.creationTimestamp ?? '') <=
+      ended + SURGE_END_IN_FLIGHT_MS
+  );
 };
+
+const describePod = (pod: Pod): string =>
+  `${pod.metadata.name} (created ${pod.metadata.creationTimestamp ?? '?'})`;

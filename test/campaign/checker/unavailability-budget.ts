@@ -11,16 +11,27 @@
  * only once the node's new pod is available. Nodes that never had a pod,
  * and pods that fail or go unready, are not the controller's doing (upstream
  * replaces unavailable old pods freely), so they do not count.
+ *
+ * Judged only when a loss is added, against the budget in force then:
+ * upstream computes maxUnavailable per sync from the spec and the nodes it
+ * sees, so a later strategy change or node loss does not make earlier
+ * deletions wrong. The controller decides from a lagging cache, with a
+ * skewed clock, and its DELETE may land seconds later, so everything is
+ * read with `slackMs` in its favour: a pod counts only if it was available
+ * `slackMs` before the deletion arrived, a node is forgiven if it was
+ * ineligible within `slackMs` before, and the budget is the largest of the
+ * specs and eligible-node counts in force within `slackMs`.
  */
 import {
   type ClusterView,
-  isAvailable,
   isLive,
+  isReady,
   keyOf,
   targetNode,
 } from './cluster-view.js';
 import type { DaemonSet, Pod } from './kube-objects.js';
 import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
+import { RecentEligibility } from './recent-eligibility.js';
 import {
   describeStrategy,
   isRollingUpdate,
@@ -38,91 +49,140 @@ interface Loss {
 export class UnavailabilityBudgetMonitor {
   /** DaemonSet uid → node → the deletion that emptied it. */
   readonly #losses = new Map<string, Map<string, Loss>>();
+  /** DaemonSets whose current breach was reported. */
   readonly #open = new Set<string>();
+  readonly #recent: RecentEligibility;
 
   constructor(
     private readonly runLabel: RunLabel,
-    private readonly isChaos: (podName: string) => boolean
-  ) {}
+    private readonly isChaos: (podName: string) => boolean,
+    private readonly slackMs: number
+  ) {
+    this.#recent = new RecentEligibility(runLabel, slackMs);
+  }
 
-  /** Records, before the view applies it, a change of one pod. */
+  /** Records the DaemonSets' specs and node eligibility after an applied event. */
+  observeView(view: ClusterView, atMs: number): void {
+    this.#recent.observe(view, atMs);
+  }
+
+  /**
+   * Records, before the view applies it, a change of one pod; returns the
+   * breach it begins when it is a loss beyond the budget.
+   */
   observePodChange(
     view: ClusterView,
     before: Pod | undefined,
     after: Pod | undefined,
     atMs: number
-  ): void {
-    if (!before || (after && isLive(after))) return;
+  ): Violation[] {
+    if (!before || (after && isLive(after))) return [];
     const removed = !after || Boolean(after.metadata.deletionTimestamp);
-    if (!removed || this.isChaos(before.metadata.name)) return;
+    if (!removed || this.isChaos(before.metadata.name)) return [];
     const ds = view.ownerOf(before);
     const node = targetNode(before);
-    if (!ds || !node || !isRollingUpdate(ds)) return;
-    if (!isAvailable(before, ds.spec.minReadySeconds ?? 0, atMs)) return;
-    const losses = this.#losses.get(ds.metadata.uid) ?? new Map();
+    if (!ds || !node || !isRollingUpdate(ds)) return [];
+    const uid = ds.metadata.uid;
+    const fromMs = atMs - this.slackMs;
+    const minReady = ds.spec.minReadySeconds ?? 0;
+    if (!isAvailableBy(before, minReady, fromMs)) return [];
+    if (this.#recent.wasIneligibleSince(uid, node, fromMs)) return [];
+    const losses = this.#losses.get(uid) ?? new Map<string, Loss>();
+    this.#losses.set(uid, losses);
+    const served = this.#forgetRecovered(view, ds, losses, atMs, before);
+    // With surge, the node's new pod may already serve it.
+    if (served.has(node)) return [];
     losses.set(node, { pod: before.metadata.name, atMs });
-    this.#losses.set(ds.metadata.uid, losses);
+    const desired = this.#recent.eligibleSince(uid, fromMs);
+    const budget = Math.max(
+      ...this.#recent
+        .specsSince(ds, fromMs)
+        .filter(isRollingUpdate)
+        .map((spec) => unavailabilityBudget(spec, desired))
+    );
+    if (losses.size <= budget) {
+      this.#open.delete(uid);
+      return [];
+    }
+    if (this.#open.has(uid)) return [];
+    this.#open.add(uid);
+    return [
+      breach(ds, losses, { budget, desired, slackMs: this.slackMs }, atMs),
+    ];
   }
 
-  /** Returns the breaches that began at `atMs`. */
-  evaluate(view: ClusterView, atMs: number): Violation[] {
-    const found: Violation[] = [];
-    for (const ds of view.activeDaemonSets()) {
-      const uid = ds.metadata.uid;
-      const losses = this.#losses.get(uid);
-      if (!losses || !isRollingUpdate(ds)) {
+  /** Drops the losses that are over (nodes served again or ineligible); judges nothing. */
+  dropRecovered(view: ClusterView, atMs: number): void {
+    for (const [uid, losses] of this.#losses) {
+      const ds = view.activeDaemonSets().find((d) => d.metadata.uid === uid);
+      if (!ds) {
         this.#losses.delete(uid);
         this.#open.delete(uid);
         continue;
       }
-      const desired = this.#forgetRecovered(view, ds, losses, atMs);
-      const budget = unavailabilityBudget(ds, desired);
-      if (losses.size <= budget) {
-        this.#open.delete(uid);
-        continue;
-      }
-      if (this.#open.has(uid)) continue;
-      this.#open.add(uid);
-      found.push(breach(ds, losses, budget, desired, atMs));
+      this.#forgetRecovered(view, ds, losses, atMs);
+      if (losses.size === 0) this.#open.delete(uid);
     }
-    return found;
   }
 
   /**
-   * Drops losses on nodes that have an available pod again or must not
-   * run the DaemonSet any more; returns the number of eligible nodes.
+   * Drops losses on nodes that have an available pod (other than
+   * `deleting`) by `atMs + slackMs`, or must not run the DaemonSet;
+   * returns the nodes so served.
    */
   #forgetRecovered(
     view: ClusterView,
     ds: DaemonSet,
     losses: Map<string, Loss>,
-    atMs: number
-  ): number {
-    const eligible = new Set<string>();
-    for (const node of view.nodes.values()) {
-      if (nodeShouldRunDaemonPod(node, ds, this.runLabel).shouldRun) {
-        eligible.add(node.metadata.name);
-      }
-    }
+    atMs: number,
+    deleting?: Pod
+  ): Set<string | undefined> {
     const minReady = ds.spec.minReadySeconds ?? 0;
     const served = new Set(
       view
         .daemonPods(ds)
-        .filter((p) => isAvailable(p, minReady, atMs))
+        .filter((p) => p.metadata.uid !== deleting?.metadata.uid)
+        .filter((p) => isAvailableBy(p, minReady, atMs + this.slackMs))
         .map(targetNode)
     );
-    for (const node of [...losses.keys()]) {
-      if (!eligible.has(node) || served.has(node)) losses.delete(node);
+    for (const name of [...losses.keys()]) {
+      const node = view.nodes.get(name);
+      const eligible =
+        node !== undefined &&
+        nodeShouldRunDaemonPod(node, ds, this.runLabel).shouldRun;
+      if (!eligible || served.has(name)) losses.delete(name);
     }
-    return eligible.size;
+    return served;
   }
 }
+
+/**
+ * Returns whether a live pod was available (upstream IsPodAvailable) by
+ * `atMs`: Ready, and Ready for longer than minReadySeconds. The Ready
+ * transition time has second precision (truncated), so the pod may have
+ * turned Ready up to a second after it; a missing time counts as long ago
+ * only when minReadySeconds is 0, as upstream reads it.
+ */
+const isAvailableBy = (
+  pod: Pod,
+  minReadySeconds: number,
+  atMs: number
+): boolean => {
+  if (!isLive(pod) || !isReady(pod)) return false;
+  const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  const since = Date.parse(ready?.lastTransitionTime ?? '');
+  if (Number.isNaN(since)) return minReadySeconds === 0;
+  return since + 1_000 + minReadySeconds * 1_000 <= atMs;
+};
 
 const breach = (
   ds: DaemonSet,
   losses: Map<string, Loss>,
-  budget: number,
-  desired: number,
+  {
+    budget,
+    desired,
+    slackMs,
+  }: { budget: number; desired: number; slackMs: number },
   atMs: number
 ): Violation => {
   const list = [...losses.entries()].sort((a, b) => a[1].atMs - b[1].atMs);
@@ -136,6 +196,7 @@ const breach = (
       `${keyOf(ds.metadata)}: ${losses.size} eligible nodes lost their ` +
       `available pod to deletions not marked chaos (` +
       list.map(([node, l]) => `${node} by ${l.pod}`).join(', ') +
-      `), budget ${budget} (${describeStrategy(ds)} of ${desired} desired)`,
+      `), budget ${budget} (${describeStrategy(ds)} of ${desired} desired ` +
+      `nodes, the most allowed within ${slackMs} ms before)`,
   };
 };

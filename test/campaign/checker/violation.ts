@@ -10,6 +10,8 @@ export type InvariantName =
   | 'no-pod-on-ineligible-node'
   /** A pod the runner marked foreign was changed or deleted by someone else. */
   | 'foreign-pods-untouched'
+  /** A live pod neither marked foreign nor controlled by a DaemonSet of the namespace (after a grace). */
+  | 'only-controller-pods'
   /** Liveness: the DaemonSets did not converge after the faults stopped. */
   | 'converges-after-faults'
   /** The checker itself lost its watch: the run is void, not green. */

@@ -22,6 +22,7 @@ import { systemClock } from '#lib/adapters/system-clock.js';
 import type { Clock } from '#lib/ports/index.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import { InvocationKilledError } from '../../helpers/esm-poller.js';
+import { lambdaContext } from '../../helpers/lambda-context.js';
 import type {
   FunctionHost,
   FunctionName,
@@ -37,13 +38,14 @@ export interface KillPoint {
 /** How a batch is delivered. */
 export type DeliveryFault =
   | { kind: 'sqs-duplicate' }
-  | { kind: 'sqs-redelivery' }
-  | { kind: 'sqs-delay'; ms: number };
+  | { kind: 'sqs-redelivery' };
 
 /** The faults the containers apply, asked per invocation. */
 export interface ContainerFaults {
   killPoint(fn: FunctionName): KillPoint | undefined;
   delivery(fn: FunctionName): DeliveryFault | undefined;
+  /** How long a received batch waits before its invocation (0: none). */
+  deliveryDelayMs(fn: FunctionName): number;
   /** The clock skew of a new container (ms, may be negative). */
   skewMs(fn: FunctionName): number;
   /** Called whenever a fault is applied (for the run's counts). */
@@ -54,9 +56,15 @@ export interface ContainerFaults {
 class ContainerScope {
   dead = false;
   requests = 0;
+  /** Called when the armed kill point fires. */
+  readonly #fired: () => void;
   readonly #open = new Set<ClientRequest>();
   #killPoint: KillPoint | undefined;
   #onDeath: (() => void)[] = [];
+
+  constructor(fired: () => void) {
+    this.#fired = fired;
+  }
 
   /** Arms the scope to die at the invocation's n-th request from now. */
   arm(point: KillPoint | undefined): void {
@@ -81,8 +89,13 @@ class ContainerScope {
     request.once('close', () => this.#open.delete(request));
     const point = this.#killPoint;
     if (point?.atRequest !== this.requests) return;
-    if (point.when === 'before-send') this.kill();
-    else request.once('response', () => this.kill());
+    const die = () => {
+      if (this.dead) return;
+      this.#fired();
+      this.kill();
+    };
+    if (point.when === 'before-send') die();
+    else request.once('response', die);
   }
 
   kill(): void {
@@ -121,7 +134,7 @@ const skewedClock = (skewMs: number): Clock =>
 
 /** Hosts each function's invocations in containers that can die. */
 export class CampaignContainers {
-  /** Containers started, and killed (by a fault or a timeout). */
+  /** Containers started, killed by a fault, and ended at their timeout. */
   readonly counts = { started: 0, killed: 0, timedOut: 0 };
   readonly #newWiring: (clock?: Clock) => AwsWiring;
   readonly #faults: ContainerFaults;
@@ -143,6 +156,11 @@ export class CampaignContainers {
         name: FunctionName,
         makeHandler: (wiring: AwsWiring) => Handler<E, R>
       ): Handler<E, R> => this.#hostFunction(name, makeHandler),
+      deliveryDelayMs: (name) => {
+        const ms = this.#faults.deliveryDelayMs(name);
+        if (ms > 0) this.#faults.applied('sqs-delay');
+        return ms;
+      },
     };
   }
 
@@ -151,10 +169,11 @@ export class CampaignContainers {
     makeHandler: (wiring: AwsWiring) => Handler<E, R>
   ): Handler<E, R> {
     const idle: Container<E, R>[] = [];
-    const take = (): Container<E, R> => {
-      const warm = idle.pop();
-      if (warm) return warm;
-      const scope = new ContainerScope();
+    const cold = (): Container<E, R> => {
+      const scope = new ContainerScope(() => {
+        this.counts.killed++;
+        this.#faults.applied(`kill-${name}`);
+      });
       const skew = this.#faults.skewMs(name);
       if (skew !== 0) this.#faults.applied('clock-skew');
       const wiring = this.#newWiring(skewedClock(skew));
@@ -165,6 +184,13 @@ export class CampaignContainers {
         void wiring.sessions.close().catch(() => undefined);
       });
       return { scope, wiring, handler: makeHandler(wiring) };
+    };
+    /** A warm container if one is idle (Lambda never routes to a dead one). */
+    const take = (): Container<E, R> => {
+      for (let warm = idle.pop(); warm; warm = idle.pop()) {
+        if (!warm.scope.dead) return warm;
+      }
+      return cold();
     };
     const invokeIn = (
       container: Container<E, R>,
@@ -180,7 +206,7 @@ export class CampaignContainers {
       died.catch(() => undefined);
       // Lambda ends a timed-out invocation by ending its sandbox.
       const timeout = setTimeout(() => {
-        this.counts.timedOut++;
+        if (!scope.dead) this.counts.timedOut++;
         scope.kill();
       }, context.getRemainingTimeInMillis());
       const running = scopes.run(scope, () =>
@@ -189,28 +215,27 @@ export class CampaignContainers {
       running.catch(() => undefined);
       return Promise.race([running, died]).finally(() => {
         clearTimeout(timeout);
-        if (scope.dead) this.counts.killed++;
-        else idle.push(container);
+        // A kill point that did not fire dies with the invocation.
+        scope.arm(undefined);
+        if (!scope.dead) idle.push(container);
       });
     };
     return async (event, context) => {
+      const timeoutMs = context.getRemainingTimeInMillis();
       const delivery = this.#faults.delivery(name);
       if (delivery) this.#faults.applied(delivery.kind);
-      if (delivery?.kind === 'sqs-delay') {
-        await new Promise((resolve) => setTimeout(resolve, delivery.ms));
-      }
       const kill = this.#faults.killPoint(name);
-      if (kill) this.#faults.applied(`kill-${name}`);
       const result = await invokeIn(take(), event, context, kill);
       if (delivery?.kind === 'sqs-duplicate') {
         // At-least-once: the same messages received again. On a FIFO queue
         // a group in flight blocks the group, and Lambda's timeout is below
         // the visibility timeout, so a second receive only ever follows the
-        // first invocation's end, never overlaps it.
+        // first invocation's end, never overlaps it. It lands on a cold
+        // container (no warm cache) with a full timeout of its own.
         await invokeIn(
-          take(),
+          cold(),
           structuredClone(event),
-          context,
+          lambdaContext({ functionName: context.functionName, timeoutMs }),
           undefined
         ).catch(() => undefined);
       }

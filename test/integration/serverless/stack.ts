@@ -93,6 +93,8 @@ export interface FunctionHost {
     name: FunctionName,
     makeHandler: (wiring: AwsWiring) => Handler<E, R>
   ): Handler<E, R>;
+  /** How long a received batch of `name` waits before its invocation. */
+  deliveryDelayMs?(name: FunctionName): number;
 }
 
 /** A running stack; `stop()` leaves nothing behind but the table rows. */
@@ -174,6 +176,8 @@ export class ServerlessStack {
       functionTimeoutMs:
         this.#o.timing?.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS,
       functionName: 'reconcile',
+      deliveryDelayMs: () =>
+        this.#functionHost?.deliveryDelayMs?.('reconcile') ?? 0,
     });
     this.requeuePoller = await EsmPoller.start({
       client: this.queues.client,
@@ -184,6 +188,8 @@ export class ServerlessStack {
       functionTimeoutMs:
         this.#o.timing?.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS,
       functionName: 'requeue',
+      deliveryDelayMs: () =>
+        this.#functionHost?.deliveryDelayMs?.('requeue') ?? 0,
     });
     this.startBridge();
   }

@@ -75,13 +75,13 @@ describe('ActiveFaults', () => {
       'api-429'
     );
     expect(faults.killPoint('reconcile')).toBeDefined();
-    expect(faults.anyOpen()).toBe(true);
+    expect(faults.holdsControllerBack()).toBe(true);
     faults.stop();
     expect(
       faults.api({ method: 'GET', path: '/', watch: false })
     ).toBeUndefined();
     expect(faults.killPoint('reconcile')).toBeUndefined();
-    expect(faults.anyOpen()).toBe(false);
+    expect(faults.holdsControllerBack()).toBe(false);
   });
 
   it('loses only the answers of DynamoDB writes, and counts what it injected', () => {

@@ -49,6 +49,7 @@ const faultsOf = (
       return k;
     },
     delivery: () => delivery,
+    deliveryDelayMs: () => 0,
     skewMs: () => 0,
     applied: (k) => applied.push(k),
   };
@@ -114,6 +115,20 @@ describe('CampaignContainers', () => {
     expect(received.filter((u) => u.startsWith('/d/'))).toHaveLength(3);
   });
 
+  it('counts no kill when the kill point lies beyond the invocation, and disarms it when the invocation ends', async () => {
+    const { faults, applied } = faultsOf({ atRequest: 5, when: 'before-send' });
+    const containers = new CampaignContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+
+    await handler({ tag: 'g' }, lambdaContext());
+    await handler({ tag: 'h' }, lambdaContext());
+
+    // The second invocation's requests 4–6 of the warm container pass.
+    expect(received.filter((u) => u.startsWith('/h/'))).toHaveLength(3);
+    expect(applied).toEqual([]);
+    expect(containers.counts).toMatchObject({ started: 1, killed: 0 });
+  });
+
   it('kills an invocation that outlives its timeout, as Lambda ends the sandbox', async () => {
     const { faults } = faultsOf();
     const containers = new CampaignContainers(wiring, faults);
@@ -167,7 +182,7 @@ describe('CampaignContainers', () => {
       '/f/2',
       '/f/3',
     ]);
-    // The warm container served both deliveries.
-    expect(containers.counts.started).toBe(1);
+    // The second delivery lands on a cold container.
+    expect(containers.counts.started).toBe(2);
   });
 });
