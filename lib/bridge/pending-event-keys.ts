@@ -4,8 +4,12 @@
  * one `add(key)` instead of 500 writes made one event at a time (what held
  * a 1,000-node create ~9 s after each burst). Upstream's informer handlers
  * also only lower expectations and mark keys dirty; the batch keeps the
- * order that matters: every expectation change of the batch lands before
- * any of its keys is queued, and a drop voids the lowerings it follows
+ * order that matters: the version of each pod event that lowers a key's
+ * expectations is noted for the key before the lowering lands (a sync that
+ * finds them lowered then reads pods at least that fresh, as upstream's
+ * informer holds a pod before its handler lowers them); every expectation
+ * change of the batch lands before any of its keys is queued, and a drop
+ * voids the lowerings it follows
  * (lowering an absent record is a no-op, so one that follows the drop may
  * run after it, as it would have). A write that succeeded is not repeated
  * when the batch is applied again after a failure.
@@ -21,6 +25,8 @@ import type { EventKeys } from '../reconcile/event-keys/index.js';
 export class PendingEventKeys {
   readonly #drops = new Set<string>();
   readonly #lowers = new Map<string, { add: number; del: number }>();
+  /** The newest version of the events whose lowerings are pending, per key. */
+  readonly #noted = new Map<string, SeenVersion>();
   /** Keys to queue, each with the version of the last event that woke it. */
   readonly #adds = new Map<string, SeenVersion | undefined>();
   /** Pods to release, each with its own add (`key`, pod). */
@@ -31,6 +37,7 @@ export class PendingEventKeys {
   get empty(): boolean {
     return (
       this.#drops.size +
+        this.#noted.size +
         this.#lowers.size +
         this.#adds.size +
         this.#releases.size +
@@ -50,6 +57,9 @@ export class PendingEventKeys {
       if (observed === 'creation') lower.add++;
       else lower.del++;
       this.#lowers.set(key, lower);
+      if (seen !== undefined && seen.releasePod === undefined) {
+        this.#noted.set(key, seen);
+      }
     }
     for (const key of out.keys) {
       if (seen?.releasePod !== undefined) {
@@ -67,7 +77,8 @@ export class PendingEventKeys {
   }
 
   /**
-   * Writes the batch: drops, then lowerings, then adds, then delayed adds,
+   * Writes the batch: drops, then the lowerings' versions, then lowerings,
+   * then adds, then delayed adds,
    * keys in parallel within each step; each write that succeeds leaves the
    * batch. Throws the first failure once its step has settled.
    */
@@ -77,6 +88,10 @@ export class PendingEventKeys {
   }): Promise<void> {
     const { expectations, queue } = deps;
     await settle(this.#drops, (k) => expectations.deleteExpectations(k));
+    await settle(
+      this.#noted,
+      async (k, seen) => await queue.noteSeen?.(k, seen)
+    );
     await settle(this.#lowers, (k, l) =>
       expectations.lowerExpectations(k, l.add, l.del)
     );

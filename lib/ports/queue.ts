@@ -24,6 +24,13 @@ export interface WorkQueue {
    * cluster's). Costs at most one duplicate sync.
    */
   addAnew(key: string): Promise<void>;
+  /**
+   * Records what the caller saw for `key` without asking for a sync. The
+   * bridge notes a pod event's version before it lowers expectations for
+   * it, so a sync that finds them lowered reads pods at least that fresh
+   * (upstream's informer holds a pod before its handler lowers them).
+   */
+  noteSeen?(key: string, seen: SeenVersion): Promise<void>;
 }
 
 /** The collections whose cached reads a sync may need to be this fresh. */
@@ -79,6 +86,11 @@ export interface WorkQueueLedger {
   forget(key: string): Promise<void>;
   /** Forgets pods to release that a successful sync has looked at. */
   forgetReleases(key: string, pods: readonly string[]): Promise<void>;
+  /**
+   * Returns the versions seen for the key now (a sync reads them again
+   * after it found its expectations satisfied).
+   */
+  seenOf(key: string): Promise<SeenVersions>;
 }
 
 /**
@@ -102,6 +114,8 @@ export interface WorkQueueMarks {
   markDirty(key: string, seen?: SeenVersion, markId?: string): Promise<boolean>;
   /** Records that the message of mark `markId` was sent. */
   confirmMark(key: string, markId: string): Promise<void>;
+  /** Raises the key's seen version of the collection (never lowers it). */
+  raiseSeen(key: string, seen: SeenVersion): Promise<void>;
   /** Undoes `markDirty` after the message could not be sent. */
   clearDirty(key: string): Promise<void>;
   /**

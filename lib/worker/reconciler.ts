@@ -257,10 +257,11 @@ export class Reconciler {
       sync: (k, seen) =>
         syncDaemonSet(k, {
           ...guarded,
-          reader: new SyncSnapshotReader(
-            guarded.reader,
-            readLatest ? LATEST_STATE : seen
-          ),
+          reader: readLatest
+            ? new SyncSnapshotReader(guarded.reader, LATEST_STATE)
+            : new SyncSnapshotReader(guarded.reader, seen, () =>
+                this.#o.ledger.seenOf(k)
+              ),
           podControl,
           logger,
         }),

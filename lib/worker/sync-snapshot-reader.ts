@@ -11,6 +11,8 @@
  * sync): the sync core never changes what it reads — the cache freezes
  * what it keeps, and the tests' fake cluster freezes what it returns.
  */
+
+import { parseResourceVersion } from '../policy/resource-version.js';
 import type { ClusterReader, SeenVersions } from '../ports/index.js';
 import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
@@ -21,6 +23,21 @@ import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
  */
 export const LATEST_STATE: SeenVersions = { pods: 'latest', nodes: 'latest' };
 
+/**
+ * Returns the version a list must reach: the newer of two (a version that
+ * is not a number, such as 'latest', wins: it asks for a consistent list).
+ */
+export const newerVersion = (
+  a: string | undefined,
+  b: string | undefined
+): string | undefined => {
+  if (a === undefined || b === undefined) return a ?? b;
+  const [x, y] = [parseResourceVersion(a), parseResourceVersion(b)];
+  if (x === undefined) return a;
+  if (y === undefined) return b;
+  return x >= y ? a : b;
+};
+
 /** Memoises node and pod lists for the lifetime of one sync. */
 export class SyncSnapshotReader implements ClusterReader {
   readonly #inner: ClusterReader;
@@ -28,11 +45,22 @@ export class SyncSnapshotReader implements ClusterReader {
   readonly #pods = new Map<string, Promise<Pod[]>>();
 
   readonly #seen: SeenVersions;
+  readonly #seenNow: (() => Promise<SeenVersions>) | undefined;
 
-  /** `seen`: how fresh cached lists must be (from the sync's wake-ups). */
-  constructor(inner: ClusterReader, seen: SeenVersions = {}) {
+  /**
+   * `seen`: how fresh cached lists must be (from the sync's wake-ups);
+   * `seenNow` reads them again when pods are first listed — after the sync
+   * found its expectations satisfied, so the pod versions the bridge noted
+   * before lowering them are in (WorkQueue.noteSeen).
+   */
+  constructor(
+    inner: ClusterReader,
+    seen: SeenVersions = {},
+    seenNow?: () => Promise<SeenVersions>
+  ) {
     this.#inner = inner;
     this.#seen = seen;
+    this.#seenNow = seenNow;
   }
 
   getDaemonSet(namespace: string, name: string) {
@@ -64,10 +92,11 @@ export class SyncSnapshotReader implements ClusterReader {
    * sync releases them as upstream's namespace-wide list lets it.
    */
   async #withReleases(namespace: string, owner: DaemonSet): Promise<Pod[]> {
+    const now = await this.#seenNow?.();
     const selected = await this.#inner.listPods(
       namespace,
       owner,
-      this.#seen.pods
+      newerVersion(this.#seen.pods, now?.pods)
     );
     const listed = new Set(selected.map((p) => p.metadata?.name));
     const outside: Pod[] = [];

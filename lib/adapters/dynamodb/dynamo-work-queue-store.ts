@@ -3,14 +3,8 @@
  * client-go's dirty set, the delaying queue's one timer per key and the rate
  * limiter's failure count, shared by every bridge and reconciler.
  *
- * Item: dirty (BOOL) + dirtyAtMs + markId (+ markUnsentSinceMs until its
- * message is confirmed sent), seenPods / seenNodes (N: the
- * highest resourceVersion an add saw, only ever raised), failures (N), timerToken (S) +
- * timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed sent),
- * expiresAt. Every method is one conditional write or one consistent read;
- * an item whose `expiresAt` has passed counts as absent. Each conditional
- * write carries its own id, so the SDK's retry of a write that committed is
- * recognised as the same write.
+ * The item and its conditions: work-queue-conditions.ts. Every method is
+ * one conditional write or one consistent read; an expired item is absent.
  *
  * Invariants: of concurrent `markDirty` calls exactly one returns true; the
  * armed timer is always the earliest one asked for (until it is stale); a
@@ -22,6 +16,7 @@ import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
   SeenVersion,
+  SeenVersions,
   SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
@@ -39,6 +34,7 @@ import {
   callDynamo,
   conditionalWrite,
   type Expression,
+  type Item,
   isExpiredItem,
   num,
   readNumber,
@@ -54,27 +50,11 @@ import {
   partitionKey,
   toEpochSeconds,
 } from './table-schema.js';
-
-/**
- * No fresh dirty mark: never marked, cleared, or its message was lost, or
- * set by a sender that never confirmed sending its message (it died between
- * mark and send) — or the mark is this very call's or its sender's own
- * retry (an SDK retry of a write that committed while its response was lost
- * must not read as "already marked").
- */
-const HAS_NO_FRESH_MARK =
-  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark OR #markId = :markId OR #markUnsentSinceMs < :staleUnsentMark';
-
-/**
- * No timer that fires no later than the new one and is not stale, nor one
- * armed long ago whose message was never confirmed sent — or the timer is
- * this very call's (an SDK retry after a lost response).
- */
-const HAS_NO_EARLIER_TIMER =
-  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
-
-/** The item exists (writes that undo something never create one). */
-const EXISTS = 'attribute_exists(#pk)';
+import {
+  EXISTS,
+  HAS_NO_EARLIER_TIMER,
+  HAS_NO_FRESH_MARK,
+} from './work-queue-conditions.js';
 
 /** Work-queue bookkeeping kept in DynamoDB, one item per key. */
 export class DynamoWorkQueueStore
@@ -87,7 +67,7 @@ export class DynamoWorkQueueStore
     markId: string = randomUUID()
   ): Promise<boolean> {
     const now = this.clock.now();
-    if (seen !== undefined) await this.#raiseSeen(key, now, seen);
+    if (seen !== undefined) await this.raiseSeen(key, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
       update:
         'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #markUnsentSinceMs = :now, #expiresAt = :expiresAt',
@@ -139,8 +119,13 @@ export class DynamoWorkQueueStore
     };
   }
 
+  async seenOf(key: string): Promise<SeenVersions> {
+    return seenVersionsOf(await this.#read('seenOf', key));
+  }
+
   /** Raises the key's seen version (never lowers it; keeps only numbers). */
-  async #raiseSeen(key: string, now: number, seen: SeenVersion) {
+  async raiseSeen(key: string, seen: SeenVersion): Promise<void> {
+    const now = this.clock.now();
     if (seen.releasePod !== undefined) {
       await this.#updateLive('noteRelease', key, now, {
         update: 'ADD #releasePods :pod SET #expiresAt = :expiresAt',
@@ -214,28 +199,27 @@ export class DynamoWorkQueueStore
   }
 
   async armedTimer(key: string): Promise<ArmedTimer | undefined> {
-    const pk = this.#pk(key);
-    const { Item: item } = await callDynamo(`armedTimer ${pk}`, () =>
-      this.client.send(
-        new GetItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: str(pk) },
-          ConsistentRead: true,
-          ProjectionExpression: '#timerToken, #timerDueAtMs, #expiresAt',
-          ExpressionAttributeNames: {
-            '#timerToken': 'timerToken',
-            '#timerDueAtMs': 'timerDueAtMs',
-            '#expiresAt': 'expiresAt',
-          },
-        })
-      )
-    );
-    if (isExpiredItem(item, this.clock.now())) return undefined;
+    const item = await this.#read('armedTimer', key);
     const token = readString(item, 'timerToken');
     const dueAtMs = readNumber(item, 'timerDueAtMs');
     return token === undefined || dueAtMs === undefined
       ? undefined
       : { token, dueAtMs };
+  }
+
+  /** Reads the key's item (consistent); an expired one reads as absent. */
+  async #read(operation: string, key: string): Promise<Item | undefined> {
+    const pk = this.#pk(key);
+    const { Item: item } = await callDynamo(`${operation} ${pk}`, () =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ConsistentRead: true,
+        })
+      )
+    );
+    return isExpiredItem(item, this.clock.now()) ? undefined : item;
   }
 
   async confirmTimer(key: string, token: string): Promise<void> {

@@ -11,6 +11,7 @@ import type {
   ArmedTimer,
   Clock,
   SeenVersion,
+  SeenVersions,
   SyncStart,
   WorkQueueLedger,
   WorkQueueMarks,
@@ -132,6 +133,17 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     delete entry.dirtyAtMs;
     this.#write(key, entry, now, { dirty: false });
     return { failures: entry.failures, seen: entry.seen.snapshot() };
+  }
+
+  async raiseSeen(key: string, seen: SeenVersion): Promise<void> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    entry.seen.raise(seen);
+    this.#write(key, entry, now, {});
+  }
+
+  async seenOf(key: string): Promise<SeenVersions> {
+    return this.#entries.get(key)?.seen.snapshot() ?? {};
   }
 
   /** Counts one failure; returns the count including it. */

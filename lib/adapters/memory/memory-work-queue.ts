@@ -141,9 +141,11 @@ export const memoryQueuePorts = (
       addAfter: async (key, delayMs) => q.addAfter(key, delayMs),
       // In process, a key taken off the queue is never left marked.
       addAnew: async (key) => q.add(key),
+      noteSeen: async (key, version) => recordOf(key).raise(version),
     },
     ledger: {
       // get() already moved the key from dirty to processing.
+      seenOf: async (key) => recordOf(key).snapshot(),
       beginSync: async (key) => ({
         failures: q.numRequeues(key),
         seen: seen.get(key)?.snapshot() ?? {},

@@ -119,6 +119,10 @@ export class SqsWorkQueue implements WorkQueue {
     await this.#marks.confirmMark(key, markId).catch(() => undefined);
   }
 
+  async noteSeen(key: string, seen: SeenVersion): Promise<void> {
+    await this.#marks.raiseSeen(key, seen);
+  }
+
   /** Clears the key's dirty mark, then adds it (see WorkQueue.addAnew). */
   async addAnew(key: string): Promise<void> {
     await this.#marks.clearDirty(key);

@@ -396,6 +396,7 @@ describe('Reconciler', () => {
         recordFailure: async () => 0,
         forget: async () => undefined,
         forgetReleases: async () => undefined,
+        seenOf: async () => ({}),
       },
       clock: h.clock,
       logger: h.logger,

@@ -4,8 +4,12 @@
  * selector (read live, so that the sync releases them).
  */
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '#lib/reconcile/k8s/types.js';
-import { SyncSnapshotReader } from '#lib/worker/sync-snapshot-reader.js';
+import type { ClusterReader } from '#lib/ports/index.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
+import {
+  newerVersion,
+  SyncSnapshotReader,
+} from '#lib/worker/sync-snapshot-reader.js';
 import {
   makeNodes,
   newDaemonSet,
@@ -87,5 +91,51 @@ describe('SyncSnapshotReader', () => {
     expect(asked).toEqual(['42']);
     expect(a).toBe(b);
     expect(p).toBe(q);
+  });
+
+  it('one-daemon-pod-per-node: lists pods at the newer of the wake-up versions and those noted since, read when pods are first listed (campaign seed 349)', async () => {
+    // Prepare: the sync began at pods version 100; the bridge then noted a
+    // create's version 130 before lowering the expectations this sync found
+    // satisfied, so its list must include that pod.
+    const { h, ds } = setup();
+    const asked: (string | undefined)[] = [];
+    const inner: ClusterReader = new Proxy(h.cluster, {
+      get: (cluster, name) =>
+        name === 'listPods'
+          ? async (ns: string, _owner: DaemonSet, seen?: string) => {
+              asked.push(seen);
+              return cluster.listPods(ns);
+            }
+          : Reflect.get(cluster, name),
+    });
+    let reads = 0;
+    const reader = new SyncSnapshotReader(inner, { pods: '100' }, async () => {
+      reads++;
+      return { pods: '130' };
+    });
+    // Act
+    await reader.listNodes();
+    const before = reads;
+    await reader.listPods('default', ds);
+    await reader.listPods('default', ds);
+    // Assess: read after the sync's earlier steps, once, and the newer wins.
+    expect(before).toBe(0);
+    expect(reads).toBe(1);
+    expect(asked).toEqual(['130']);
+  });
+});
+
+describe('newerVersion', () => {
+  it('returns the newer resourceVersion, numerically', () => {
+    expect(newerVersion('99', '100')).toBe('100');
+    expect(newerVersion('100', '99')).toBe('100');
+    expect(newerVersion(undefined, '7')).toBe('7');
+    expect(newerVersion('7', undefined)).toBe('7');
+    expect(newerVersion(undefined, undefined)).toBeUndefined();
+  });
+
+  it("lets a version that is not a number (a consistent read, 'latest') win", () => {
+    expect(newerVersion('latest', '100')).toBe('latest');
+    expect(newerVersion('100', 'latest')).toBe('latest');
   });
 });

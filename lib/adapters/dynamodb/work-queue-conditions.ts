@@ -1,0 +1,32 @@
+/**
+ * The work queue's `q#<key>` items (dynamo-work-queue-store.ts) and the
+ * conditions of their writes, each naming what may be overwritten.
+ *
+ * Item: dirty (BOOL) + dirtyAtMs + markId (+ markUnsentSinceMs until its
+ * message is confirmed sent), seenPods / seenNodes (N: the highest
+ * resourceVersion an add saw, only ever raised), failures (N), timerToken
+ * (S) + timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed
+ * sent), expiresAt. Each conditional write carries its own id, so the SDK's
+ * retry of a write that committed is recognised as the same write.
+ */
+
+/**
+ * No fresh dirty mark: never marked, cleared, or its message was lost, or
+ * set by a sender that never confirmed sending its message (it died between
+ * mark and send) — or the mark is this very call's or its sender's own
+ * retry (an SDK retry of a write that committed while its response was lost
+ * must not read as "already marked").
+ */
+export const HAS_NO_FRESH_MARK =
+  'attribute_not_exists(#dirty) OR #dirty = :false OR #dirtyAtMs < :staleMark OR #markId = :markId OR #markUnsentSinceMs < :staleUnsentMark';
+
+/**
+ * No timer that fires no later than the new one and is not stale, nor one
+ * armed long ago whose message was never confirmed sent — or the timer is
+ * this very call's (an SDK retry after a lost response).
+ */
+export const HAS_NO_EARLIER_TIMER =
+  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
+
+/** The item exists (writes that undo something never create one). */
+export const EXISTS = 'attribute_exists(#pk)';
