@@ -13,7 +13,6 @@ import {
   DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import {
@@ -25,6 +24,7 @@ import {
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
 import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
+import { unsentMarksContract } from '#test/helpers/unsent-marks-contract.js';
 
 const N = 20;
 let table: TestTable;
@@ -406,31 +406,7 @@ describe('DynamoWorkQueueStore', () => {
   });
 
   describe('unsent marks (a sender that died between mark and send)', () => {
-    it('converges-after-faults: an unconfirmed mark stops blocking after UNSENT_MARK_MS, a confirmed one does not', async () => {
-      const { store, clock } = newStore();
-      const key = newKey();
-      await store.markDirty(key, undefined, 'dead-sender');
-      const within = await store.markDirty(key);
-      clock.step(UNSENT_MARK_MS + 1);
-      const retry = await store.markDirty(key, undefined, 'retry');
-      await store.confirmMark(key, 'retry');
-      clock.step(UNSENT_MARK_MS + 1);
-      const afterConfirm = await store.markDirty(key);
-      expect([within, retry, afterConfirm]).toEqual([false, true, false]);
-    });
-
-    it('lets a sender retry its own unsent mark at once, and confirms only its own', async () => {
-      const { store, clock } = newStore();
-      const key = newKey();
-      await store.markDirty(key, undefined, 'mine');
-      await store.confirmMark(key, 'someone-else');
-      const mine = await store.markDirty(key, undefined, 'mine');
-      const theirs = await store.markDirty(key, undefined, 'theirs');
-      clock.step(UNSENT_MARK_MS + 1);
-      // Still unconfirmed (the wrong id confirmed nothing): replaceable.
-      const later = await store.markDirty(key, undefined, 'later');
-      expect([mine, theirs, later]).toEqual([true, false, true]);
-    });
+    unsentMarksContract(newStore, newKey);
   });
 
   describe('an SDK retry after a committed write (its response lost)', () => {

@@ -4,11 +4,11 @@ import {
   MemoryWorkQueueStore,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
+import { unsentMarksContract } from '#test/helpers/unsent-marks-contract.js';
 
 const KEY = 'c1/default/ds';
 
@@ -24,6 +24,11 @@ describe('MemoryWorkQueueStore', () => {
       () => newStore().store,
       () => `c1/default/seen-${++keys}`
     );
+  });
+
+  describe('unsent marks (a sender that died between mark and send)', () => {
+    let keys = 0;
+    unsentMarksContract(newStore, () => `c1/default/unsent-${++keys}`);
   });
 
   describe('dirty marks', () => {
@@ -64,30 +69,6 @@ describe('MemoryWorkQueueStore', () => {
       // Assess
       expect(atTtl).toBe(false);
       expect(pastTtl).toBe(true);
-    });
-
-    it('converges-after-faults: a mark whose sender died before sending stops blocking after UNSENT_MARK_MS; a confirmed one does not', async () => {
-      // Prepare: one sender died between mark and send (no confirm).
-      const { store, clock } = newStore();
-      await store.markDirty(KEY, undefined, 'dead-sender');
-      const within = await store.markDirty(KEY);
-      clock.step(UNSENT_MARK_MS + 1);
-      // Act
-      const retry = await store.markDirty(KEY, undefined, 'retry');
-      await store.confirmMark(KEY, 'retry');
-      clock.step(UNSENT_MARK_MS + 1);
-      const afterConfirm = await store.markDirty(KEY);
-      // Assess
-      expect(within).toBe(false);
-      expect(retry).toBe(true);
-      expect(afterConfirm).toBe(false);
-    });
-
-    it('lets a sender retry its own unsent mark at once', async () => {
-      const { store } = newStore();
-      await store.markDirty(KEY, undefined, 'mine');
-      expect(await store.markDirty(KEY, undefined, 'mine')).toBe(true);
-      expect(await store.markDirty(KEY, undefined, 'theirs')).toBe(false);
     });
 
     it('keeps marks of different keys apart', async () => {
