@@ -8,192 +8,41 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import type { AwsWiring } from '#lib/wiring/aws.js';
 import { cleanUpRun } from '../bench/bench-testbed.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
-import { queueCounts } from '../helpers/sqs-queues.js';
 import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
 import { createNamespace } from '../testbed/kube-fixtures.js';
 import { ActiveFaults } from './active-faults.js';
-import {
-  type HistoryEntry,
-  InvariantChecker,
-  type Violation,
-} from './checker/invariant-checker.js';
-import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
+import { InvariantChecker } from './checker/invariant-checker.js';
+import type { FaultPlan } from './fault-plan.js';
 import { ApiFaultProxy } from './faults/api-fault-proxy.js';
 import { CampaignContainers } from './faults/lambda-containers.js';
+import {
+  adminTarget,
+  kubeconfigThrough,
+  leftOnQueues,
+  settledAfterConvergence,
+} from './run-support.js';
+import {
+  type CampaignBed,
+  planOf,
+  planted,
+  type RunOptions,
+  type RunResult,
+} from './run-types.js';
 import { SeededRandom } from './seeded-random.js';
-import { drawWorkload, type PlannedAction, Workload } from './workload.js';
+import { type PlannedAction, Workload } from './workload.js';
 
-/** The shared test bed a run uses. */
-export interface CampaignBed {
-  admin: KubeHttp;
-  adminKubeconfigPath: string;
-  kubectl: string;
-  dynamodbEndpoint: string;
-  sqsEndpoint: string;
-  /** Where a run may write files (its kubeconfig). */
-  workDir: string;
-  /** Where each run's stack log goes (seed-<seed>-<namespace>.log). */
-  logDir: string;
-}
-
-/** What one run does; plan and workload default to the seed's. */
-export interface RunOptions {
-  seed: number;
-  nodes: number;
-  daemonSets: number;
-  /** How long faults and workload go on. */
-  faultMs: number;
-  /** The liveness bound after faults stop. */
-  convergeTimeoutMs: number;
-  /** How many fault windows a run draws (default 4–10). */
-  windows?: [number, number];
-  /** A bug planted in the product's state, to show the checker catches it. */
-  plant?: PlantedBug;
-  /** No faults at all (the cost baseline of the same seed). */
-  faultFree?: boolean;
-  plan?: FaultPlan;
-  actions?: PlannedAction[];
-}
-
-/**
- * Bugs the campaign can plant to prove it finds them:
- * `expectations-always-met` makes every container's expectations store
- * answer "satisfied", so a sync acts on a pod cache that has not seen its
- * own creates yet (what upstream's expectations exist to prevent).
- */
-export type PlantedBug = 'expectations-always-met';
-
-/** Returns the wiring with `bug` planted in it. */
-const planted = (wiring: AwsWiring, bug: PlantedBug | undefined): AwsWiring => {
-  if (bug === 'expectations-always-met') {
-    // One store serves the sessions and the bridge (lib/wiring/aws.ts).
-    wiring.bridge.expectations.satisfiedExpectations = async () => true;
-  }
-  return wiring;
-};
-
-/** The cost of a run, counted on the wire. */
-export interface RunCost {
-  apiRequests: number;
-  dynamodbCalls: number;
-  sqsCalls: number;
-  reconcileInvocations: number;
-}
-
-/** What one run found. */
-export interface RunResult {
-  seed: number;
-  plan: FaultPlan;
-  actions: PlannedAction[];
-  violations: Violation[];
-  /** Set when the harness itself failed (the run proves nothing). */
-  error?: string;
-  injected: Partial<Record<FaultKind, number>>;
-  /** From faults stopping to converged (undefined: it did not). */
-  convergeMs: number | undefined;
-  wallMs: number;
-  cost: RunCost;
-  /** The cost of the same seed without faults, when the campaign measured it. */
-  baselineCost?: RunCost;
-  containers: { started: number; killed: number; timedOut: number };
-  /** The history around the first violation. */
-  history: HistoryEntry[];
-  /** The options the run was drawn from (a replay needs them all). */
-  options: RunOptions;
-  /** The stack's log lines after the faults stopped (the first 60). */
-  logAfterFaults: string[];
-}
-
-/** Returns the seed's plan and workload (unless given). */
-export const planOf = (o: RunOptions) => {
-  const random = new SeededRandom(o.seed);
-  const [fewest, most] = o.windows ?? [4, 10];
-  const windows = random.fork('size').int(fewest, most);
-  return {
-    plan: o.faultFree
-      ? { windows: [] }
-      : (o.plan ?? drawFaultPlan(random.fork('plan'), o.faultMs, windows)),
-    actions:
-      o.actions ??
-      drawWorkload(
-        random.fork('workload'),
-        o.faultMs,
-        Math.ceil(o.faultMs / 1_500)
-      ),
-  };
-};
-
-/** How long convergence must hold: past a redelivery (6 s visibility), a 3-s delayed batch and a 5-s invocation. */
-const SETTLE_MS = 15_000;
-
-/**
- * Waits SETTLE_MS after convergence; returns violations if it no longer
- * holds, or if any message is left on the work, delay or dead-letter queues.
- */
-const settledAfterConvergence = async (
-  checker: InvariantChecker,
-  stack: ServerlessStack
-): Promise<Violation[]> => {
-  await sleep(SETTLE_MS);
-  const still = await checker.awaitConvergence(1_000);
-  const out: Violation[] = still.ok
-    ? []
-    : [
-        {
-          ...still.violation,
-          detail: `converged, then no longer: ${still.violation.detail}`,
-        },
-      ];
-  const { client, work, delay, workDlq, delayDlq } = stack.queues;
-  for (const [name, queue] of Object.entries({
-    work,
-    delay,
-    workDlq,
-    delayDlq,
-  })) {
-    const counts = await queueCounts(client, queue.url);
-    const left = counts.visible + counts.inFlight + counts.delayed;
-    if (left > 0) {
-      out.push({
-        invariant: 'converges-after-faults',
-        atMs: Date.now(),
-        detail: `${left} message(s) left on the ${name} queue ${SETTLE_MS} ms after convergence (${JSON.stringify(counts)})`,
-      });
-    }
-  }
-  return out;
-};
-
-/** Writes a copy of `kubeconfigPath` that reaches the cluster through the proxy. */
-const kubeconfigThrough = (
-  kubeconfigPath: string,
-  proxy: ApiFaultProxy,
-  file: string
-): string => {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  const out = proxy.kubeConfigFor(kc.getCurrentUser()?.token ?? '');
-  writeFileSync(file, out.exportConfig(), { mode: 0o600 });
-  return file;
-};
-
-/** Returns the admin kubeconfig's server and CA (PEM). */
-const adminTarget = (kubeconfigPath: string) => {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  const cluster = kc.getCurrentCluster();
-  return {
-    server: cluster?.server ?? '',
-    ca: Buffer.from(cluster?.caData ?? '', 'base64').toString('utf8'),
-  };
-};
+export type {
+  CampaignBed,
+  PlantedBug,
+  RunCost,
+  RunOptions,
+  RunResult,
+} from './run-types.js';
+export { planOf } from './run-types.js';
 
 /**
  * Runs one seed and returns what it found; a run the harness could not
@@ -374,9 +223,10 @@ const runPlanned = async (
     // timeout, a delayed batch, a requeue timer); then no message is left
     // anywhere, dead-letter queues included (the accounting check).
     const converged = await checker.awaitConvergence(o.convergeTimeoutMs);
+    // Without convergence, what the queues hold tells where a wake-up went.
     const settled = converged.ok
       ? await settledAfterConvergence(checker, stack)
-      : [];
+      : await leftOnQueues(stack, 'when convergence timed out');
     const violations = [
       ...checker.violations(),
       ...(converged.ok ? [] : [converged.violation]),

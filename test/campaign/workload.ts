@@ -19,61 +19,25 @@ import {
   failPod,
   patchNode,
 } from '../integration/serverless/cluster-state.js';
+import { createForeignPods } from './foreign-pods.js';
 import type { SeededRandom } from './seeded-random.js';
+import {
+  type ActionKind,
+  CAMPAIGN_TAINT,
+  drawStrategy,
+  type WorkloadObserver,
+} from './workload-plan.js';
+
+export {
+  ACTIONS,
+  type ActionKind,
+  CAMPAIGN_TAINT,
+  drawWorkload,
+  type PlannedAction,
+  type WorkloadObserver,
+} from './workload-plan.js';
 
 const run = promisify(execFile);
-
-/** Every action of the workload. */
-export const ACTIONS = [
-  'template-change',
-  'strategy-change',
-  'rollout-undo',
-  'rollout-restart',
-  'add-node',
-  'delete-node',
-  'label-flip',
-  'taint-flip',
-  'fail-pod',
-  'delete-pod',
-] as const;
-export type ActionKind = (typeof ACTIONS)[number];
-
-/** One planned action. */
-export interface PlannedAction {
-  atMs: number;
-  kind: ActionKind;
-}
-
-/** The taint some DaemonSets tolerate. */
-export const CAMPAIGN_TAINT = 'campaign.dsr.dev/taint';
-
-/** Draws `count` actions spread over `durationMs`. */
-export const drawWorkload = (
-  random: SeededRandom,
-  durationMs: number,
-  count: number
-): PlannedAction[] =>
-  Array.from({ length: count }, () => ({
-    atMs: random.int(500, durationMs),
-    kind: random.pick(ACTIONS),
-  })).sort((a, b) => a.atMs - b.atMs);
-
-/** What the workload tells the checker. */
-export interface WorkloadObserver {
-  note(text: string): void;
-  markChaos(podName: string): void;
-  markForeign(podName: string): void;
-}
-
-/** Draws a RollingUpdate (maxUnavailable and maxSurge, int or %) or OnDelete. */
-const drawStrategy = (random: SeededRandom): object => {
-  if (random.chance(0.2)) return { type: 'OnDelete' };
-  const maxSurge = random.pick([0, 0, 1, '25%'] as const);
-  // The API allows a surge only with maxUnavailable 0.
-  const maxUnavailable =
-    maxSurge === 0 ? random.pick([1, 2, '25%', '50%'] as const) : 0;
-  return { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } };
-};
 
 /** The cluster side of one run: its namespace, nodes and DaemonSets. */
 export class Workload {
@@ -151,52 +115,14 @@ export class Workload {
     );
   }
 
-  /**
-   * Creates two foreign pods on a node: one whose labels no DaemonSet
-   * selects, and one with ds-0's labels but another controller (a
-   * ConfigMap, so the garbage collector keeps it), which upstream never
-   * adopts.
-   */
+  /** Creates the run's two foreign pods on its first node (foreign-pods.ts). */
   async createForeignPods(): Promise<void> {
-    const node = this.nodes[0];
-    const { metadata } = await this.admin.request<{
-      metadata: { uid: string };
-    }>('create owner', 'POST', `/api/v1/namespaces/${this.ns}/configmaps`, {
-      body: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'foreign-owner' },
-      }),
-    });
-    const owned = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      name: 'foreign-owner',
-      uid: metadata.uid,
-      controller: true,
-    };
-    for (const [name, labels, owners] of [
-      ['foreign-plain', { app: 'other' }, []],
-      ['foreign-owned', { app: 'ds-0' }, [owned]],
-    ] as const) {
-      await this.admin.request(
-        `create ${name}`,
-        'POST',
-        `/api/v1/namespaces/${this.ns}/pods`,
-        {
-          body: JSON.stringify({
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: { name, labels, ownerReferences: owners },
-            spec: {
-              nodeName: node,
-              containers: [{ name: 'c', image: 'foreign:1' }],
-            },
-          }),
-        }
-      );
-      this.observer.markForeign(name);
-    }
+    await createForeignPods(
+      this.admin,
+      this.ns,
+      this.nodes[0] ?? '',
+      this.observer
+    );
   }
 
   /** Runs one action; a target that vanished meanwhile makes it a no-op. */

@@ -1,0 +1,95 @@
+/**
+ * A run's plumbing: the kubeconfig that reaches the cluster through the
+ * fault proxy, and the checks after convergence (it holds, and no message
+ * is left anywhere).
+ */
+import { writeFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { sleep } from '#lib/bridge/resource-watch.js';
+import { queueCounts } from '../helpers/sqs-queues.js';
+import type { ServerlessStack } from '../integration/serverless/stack.js';
+import type {
+  InvariantChecker,
+  Violation,
+} from './checker/invariant-checker.js';
+import type { ApiFaultProxy } from './faults/api-fault-proxy.js';
+
+/** How long convergence must hold: past a redelivery (6 s visibility), a 3-s delayed batch and a 5-s invocation. */
+const SETTLE_MS = 15_000;
+
+/**
+ * Waits SETTLE_MS after convergence; returns violations if it no longer
+ * holds, or if any message is left on the work, delay or dead-letter queues.
+ */
+export const settledAfterConvergence = async (
+  checker: InvariantChecker,
+  stack: ServerlessStack
+): Promise<Violation[]> => {
+  await sleep(SETTLE_MS);
+  const still = await checker.awaitConvergence(1_000);
+  const out: Violation[] = still.ok
+    ? []
+    : [
+        {
+          ...still.violation,
+          detail: `converged, then no longer: ${still.violation.detail}`,
+        },
+      ];
+  return [
+    ...out,
+    ...(await leftOnQueues(stack, `${SETTLE_MS} ms after convergence`)),
+  ];
+};
+
+/**
+ * Returns a violation per queue that still holds messages (work, delay and
+ * both dead-letter queues): after convergence none may be left.
+ */
+export const leftOnQueues = async (
+  stack: ServerlessStack,
+  when: string
+): Promise<Violation[]> => {
+  const { client, work, delay, workDlq, delayDlq } = stack.queues;
+  const out: Violation[] = [];
+  for (const [name, queue] of Object.entries({
+    work,
+    delay,
+    workDlq,
+    delayDlq,
+  })) {
+    const counts = await queueCounts(client, queue.url);
+    const left = counts.visible + counts.inFlight + counts.delayed;
+    if (left > 0) {
+      out.push({
+        invariant: 'converges-after-faults',
+        atMs: Date.now(),
+        detail: `${left} message(s) left on the ${name} queue ${when} (${JSON.stringify(counts)})`,
+      });
+    }
+  }
+  return out;
+};
+
+/** Writes a copy of `kubeconfigPath` that reaches the cluster through the proxy. */
+export const kubeconfigThrough = (
+  kubeconfigPath: string,
+  proxy: ApiFaultProxy,
+  file: string
+): string => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const out = proxy.kubeConfigFor(kc.getCurrentUser()?.token ?? '');
+  writeFileSync(file, out.exportConfig(), { mode: 0o600 });
+  return file;
+};
+
+/** Returns the admin kubeconfig's server and CA (PEM). */
+export const adminTarget = (kubeconfigPath: string) => {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const cluster = kc.getCurrentCluster();
+  return {
+    server: cluster?.server ?? '',
+    ca: Buffer.from(cluster?.caData ?? '', 'base64').toString('utf8'),
+  };
+};

@@ -1,0 +1,113 @@
+/**
+ * What a campaign run is given and what it finds (campaign-run.ts), and the
+ * bug it can plant to prove the checker finds one.
+ */
+import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { AwsWiring } from '#lib/wiring/aws.js';
+import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
+import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
+import { SeededRandom } from './seeded-random.js';
+import { drawWorkload, type PlannedAction } from './workload.js';
+
+/** The shared test bed a run uses. */
+export interface CampaignBed {
+  admin: KubeHttp;
+  adminKubeconfigPath: string;
+  kubectl: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  /** Where a run may write files (its kubeconfig). */
+  workDir: string;
+  /** Where each run's stack log goes (seed-<seed>-<namespace>.log). */
+  logDir: string;
+}
+
+/** What one run does; plan and workload default to the seed's. */
+export interface RunOptions {
+  seed: number;
+  nodes: number;
+  daemonSets: number;
+  /** How long faults and workload go on. */
+  faultMs: number;
+  /** The liveness bound after faults stop. */
+  convergeTimeoutMs: number;
+  /** How many fault windows a run draws (default 4–10). */
+  windows?: [number, number];
+  /** A bug planted in the product's state, to show the checker catches it. */
+  plant?: PlantedBug;
+  /** No faults at all (the cost baseline of the same seed). */
+  faultFree?: boolean;
+  plan?: FaultPlan;
+  actions?: PlannedAction[];
+}
+
+/**
+ * Bugs the campaign can plant to prove it finds them:
+ * `expectations-always-met` makes every container's expectations store
+ * answer "satisfied", so a sync acts on a pod cache that has not seen its
+ * own creates yet (what upstream's expectations exist to prevent).
+ */
+export type PlantedBug = 'expectations-always-met';
+
+/** Returns the wiring with `bug` planted in it. */
+export const planted = (
+  wiring: AwsWiring,
+  bug: PlantedBug | undefined
+): AwsWiring => {
+  if (bug === 'expectations-always-met') {
+    // One store serves the sessions and the bridge (lib/wiring/aws.ts).
+    wiring.bridge.expectations.satisfiedExpectations = async () => true;
+  }
+  return wiring;
+};
+
+/** The cost of a run, counted on the wire. */
+export interface RunCost {
+  apiRequests: number;
+  dynamodbCalls: number;
+  sqsCalls: number;
+  reconcileInvocations: number;
+}
+
+/** What one run found. */
+export interface RunResult {
+  seed: number;
+  plan: FaultPlan;
+  actions: PlannedAction[];
+  violations: Violation[];
+  /** Set when the harness itself failed (the run proves nothing). */
+  error?: string;
+  injected: Partial<Record<FaultKind, number>>;
+  /** From faults stopping to converged (undefined: it did not). */
+  convergeMs: number | undefined;
+  wallMs: number;
+  cost: RunCost;
+  /** The cost of the same seed without faults, when the campaign measured it. */
+  baselineCost?: RunCost;
+  containers: { started: number; killed: number; timedOut: number };
+  /** The history around the first violation. */
+  history: HistoryEntry[];
+  /** The options the run was drawn from (a replay needs them all). */
+  options: RunOptions;
+  /** The stack's log lines after the faults stopped (the first 60). */
+  logAfterFaults: string[];
+}
+
+/** Returns the seed's plan and workload (unless given). */
+export const planOf = (o: RunOptions) => {
+  const random = new SeededRandom(o.seed);
+  const [fewest, most] = o.windows ?? [4, 10];
+  const windows = random.fork('size').int(fewest, most);
+  return {
+    plan: o.faultFree
+      ? { windows: [] }
+      : (o.plan ?? drawFaultPlan(random.fork('plan'), o.faultMs, windows)),
+    actions:
+      o.actions ??
+      drawWorkload(
+        random.fork('workload'),
+        o.faultMs,
+        Math.ceil(o.faultMs / 1_500)
+      ),
+  };
+};

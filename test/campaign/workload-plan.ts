@@ -1,0 +1,57 @@
+/**
+ * What a run's workload is made of, drawn from its seed: the actions and
+ * their times, and the update strategies DaemonSets are given.
+ */
+import type { SeededRandom } from './seeded-random.js';
+
+/** Every action of the workload. */
+export const ACTIONS = [
+  'template-change',
+  'strategy-change',
+  'rollout-undo',
+  'rollout-restart',
+  'add-node',
+  'delete-node',
+  'label-flip',
+  'taint-flip',
+  'fail-pod',
+  'delete-pod',
+] as const;
+export type ActionKind = (typeof ACTIONS)[number];
+
+/** One planned action. */
+export interface PlannedAction {
+  atMs: number;
+  kind: ActionKind;
+}
+
+/** The taint some DaemonSets tolerate. */
+export const CAMPAIGN_TAINT = 'campaign.dsr.dev/taint';
+
+/** Draws `count` actions spread over `durationMs`. */
+export const drawWorkload = (
+  random: SeededRandom,
+  durationMs: number,
+  count: number
+): PlannedAction[] =>
+  Array.from({ length: count }, () => ({
+    atMs: random.int(500, durationMs),
+    kind: random.pick(ACTIONS),
+  })).sort((a, b) => a.atMs - b.atMs);
+
+/** What the workload tells the checker. */
+export interface WorkloadObserver {
+  note(text: string): void;
+  markChaos(podName: string): void;
+  markForeign(podName: string): void;
+}
+
+/** Draws a RollingUpdate (maxUnavailable and maxSurge, int or %) or OnDelete. */
+export const drawStrategy = (random: SeededRandom): object => {
+  if (random.chance(0.2)) return { type: 'OnDelete' };
+  const maxSurge = random.pick([0, 0, 1, '25%'] as const);
+  // The API allows a surge only with maxUnavailable 0.
+  const maxUnavailable =
+    maxSurge === 0 ? random.pick([1, 2, '25%', '50%'] as const) : 0;
+  return { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } };
+};
