@@ -12,7 +12,7 @@
  *   --shrink R          re-runs spent shrinking a violating run (default 6)
  *   --windows A-B       fault windows per run (default 4-10)
  *   --cost-factor X     also run each seed without faults; its cost × X bounds the run's
- *   --plant BUG         plant a bug the checker must find (expectations-always-met)
+ *   --plant BUG         plant a bug the checker must find (stale-cache)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
  *
  * Exit code 1 when any run broke an invariant; each violation is printed
@@ -80,8 +80,8 @@ const windowRange = (text: string): [number, number] => {
 
 /** Parses --plant. */
 const plantOf = (text: string): PlantedBug => {
-  if (text !== 'expectations-always-met') {
-    console.error(`error: --plant knows expectations-always-met, got ${text}`);
+  if (text !== 'stale-cache') {
+    console.error(`error: --plant knows stale-cache, got ${text}`);
     process.exit(2);
   }
   return text;

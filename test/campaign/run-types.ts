@@ -3,6 +3,8 @@
  * bug it can plant to prove the checker finds one.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { ClusterReader } from '#lib/ports/index.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
 import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
@@ -42,22 +44,46 @@ export interface RunOptions {
 }
 
 /**
- * Bugs the campaign can plant to prove it finds them:
- * `expectations-always-met` makes every container's expectations store
- * answer "satisfied", so a sync acts on a pod cache that has not seen its
- * own creates yet (what upstream's expectations exist to prevent).
+ * Bugs the campaign can plant to prove it finds them: `stale-cache` makes
+ * every container's expectations store answer "satisfied" and its cached
+ * lists ignore the versions a sync must reach — a controller acting on a
+ * stale informer without expectations, the bug that upstream's
+ * expectations and the product's seen versions both exist to prevent (each
+ * alone covers for the other: planting only one no longer shows).
  */
-export type PlantedBug = 'expectations-always-met';
+export type PlantedBug = 'stale-cache';
+
+/** Returns `reader` with the versions its lists must reach ignored. */
+const ignoringSeenVersions = (reader: ClusterReader): ClusterReader =>
+  new Proxy(reader, {
+    get: (target, name) => {
+      if (name === 'listPods') {
+        return (ns: string, owner: DaemonSet) => target.listPods(ns, owner);
+      }
+      if (name === 'listNodes') return () => target.listNodes();
+      const value = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 
 /** Returns the wiring with `bug` planted in it. */
 export const planted = (
   wiring: AwsWiring,
   bug: PlantedBug | undefined
 ): AwsWiring => {
-  if (bug === 'expectations-always-met') {
-    // One store serves the sessions and the bridge (lib/wiring/aws.ts).
-    wiring.bridge.expectations.satisfiedExpectations = async () => true;
-  }
+  if (bug !== 'stale-cache') return wiring;
+  // One store serves the sessions and the bridge (lib/wiring/aws.ts).
+  wiring.bridge.expectations.satisfiedExpectations = async () => true;
+  const open = wiring.sessions.get.bind(wiring.sessions);
+  const wrapped = new WeakSet<object>();
+  wiring.sessions.get = async (clusterId) => {
+    const session = await open(clusterId);
+    if (session !== undefined && !wrapped.has(session)) {
+      wrapped.add(session);
+      session.deps.reader = ignoringSeenVersions(session.deps.reader);
+    }
+    return session;
+  };
   return wiring;
 };
 

@@ -71,21 +71,21 @@ describe('fault campaign (CI)', () => {
   );
 
   it(
-    'finds a planted bug: with expectations always met, a rolling update exceeds its unavailable budget',
+    'finds a planted bug: with expectations always met and cached lists read as they are (a stale informer), a sync creates a second pod on a node',
     async () => {
-      // Seed 102 shows it (a RollingUpdate at maxUnavailable 25 % deletes two
-      // old pods of four); the next seeds are there in case timing hides it.
+      // Seed 104 shows it (two pods of ds-1 on two nodes); the next seeds are
+      // there in case timing hides it.
       const { results } = await runCampaign(
         [bed],
         {
-          runs: 3,
-          seed: 102,
+          runs: 8,
+          seed: 104,
           nodes: 5,
           daemonSets: 2,
           faultMs: 15_000,
           convergeTimeoutMs: 60_000,
           shrinkBudget: 0,
-          plant: 'expectations-always-met',
+          plant: 'stale-cache',
           stopAtViolation: true,
         },
         (line) => console.log(line)
