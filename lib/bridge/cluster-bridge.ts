@@ -231,10 +231,14 @@ class BridgeRun {
   }
 
   /**
-   * Stores the node index (if changed), then the resourceVersions — both
-   * as they stood at the same instant: events handled while the index is
-   * being saved are not in it, so their versions wait for the next
-   * checkpoint (else a successor would resume after them without them).
+   * Stores the resourceVersions, then the node index (if changed) — both as
+   * they stood at the same instant: events handled while they are being
+   * saved are in neither, so they wait for the next checkpoint. Versions
+   * first: an index stored ahead of its versions (the checkpoint failing in
+   * between) would make a successor replay node events against facts that
+   * already hold them, and a label change would wake nothing (the fault
+   * campaign, seed 330); an index behind its versions only makes the next
+   * event of a node look like a change, an extra sync at worst.
    */
   async #checkpoint(): Promise<{ resyncRequested: boolean }> {
     const changed = this.#events.takeChangedIndex();
@@ -245,15 +249,16 @@ class BridgeRun {
     for (const [r, w] of Object.entries(this.#watches)) {
       versions[r] = w.resourceVersion;
     }
-    if (index !== undefined) {
-      await this.#d.nodeIndex.save(this.#d.cluster, index, this.#d.holder);
-    }
-    return this.#d.leases.checkpoint(
+    const stored = await this.#d.leases.checkpoint(
       this.#d.cluster,
       this.#d.holder,
       versions,
       this.#o.leaseTtlMs ?? LEASE_TTL_MS,
       { nodes: this.#events.nodeCount() }
     );
+    if (index !== undefined) {
+      await this.#d.nodeIndex.save(this.#d.cluster, index, this.#d.holder);
+    }
+    return stored;
   }
 }

@@ -131,4 +131,81 @@ describe('runClusterBridge checkpoints', () => {
     expect(savedIndexes.at(-1)?.get('n1')).toEqual({ labels: { a: '2' } });
     expect(checkpoints.at(-1)?.nodes).toBe('12');
   });
+
+  it('converges-after-faults: stores the node index only after its versions, so a failed checkpoint leaves the successor the events to replay (campaign seed 330)', async () => {
+    // Prepare: a node's label changes; every checkpoint then fails (DynamoDB
+    // refusing), as after the event's wake-up went out.
+    const saved: Map<string, NodeFacts>[] = [];
+    class RecordingIndex extends MemoryNodeIndexStore {
+      override async save(
+        cluster: string,
+        nodes: ReadonlyMap<string, NodeFacts>
+      ): Promise<void> {
+        saved.push(new Map(nodes));
+        await super.save(cluster, nodes);
+      }
+    }
+    const watch: ClusterWatch = {
+      list: async <T extends KubeObject>(resource: string) => ({
+        items: (resource === 'nodes' ? [node('0', '10')] : []) as T[],
+        resourceVersion: resource === 'nodes' ? '10' : '1',
+      }),
+      currentVersion: async () => '1',
+      watch: <T extends KubeObject>(
+        resource: string,
+        _rv: string,
+        _timeout: number,
+        signal: AbortSignal
+      ): AsyncIterable<WatchEvent<T>> =>
+        (async function* () {
+          if (resource === 'nodes') {
+            yield { type: 'MODIFIED', object: node('1', '11') as T };
+          }
+          await aborted(signal);
+        })(),
+    };
+    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+    const failing = {
+      acquire: leases.acquire.bind(leases),
+      release: leases.release.bind(leases),
+      requestResync: leases.requestResync.bind(leases),
+      forget: leases.forget.bind(leases),
+      peek: leases.peek.bind(leases),
+      recordFailure: leases.recordFailure.bind(leases),
+      claimTakeOver: leases.claimTakeOver.bind(leases),
+      checkpoint: async () => {
+        throw new Error('DynamoDB InternalServerError');
+      },
+    };
+    const queue: WorkQueue = {
+      add: async () => {},
+      addAfter: async () => {},
+      addAnew: async () => {},
+    };
+    // Act
+    await runClusterBridge(
+      {
+        cluster: 'c1',
+        ownerKind: 'DaemonSet',
+        watch,
+        queue,
+        expectations: new MemoryExpectationsStore({ clock: systemClock }),
+        leases: failing,
+        nodeIndex: new RecordingIndex(),
+        holder: 'h1',
+        clock: systemClock,
+        logger: new FakeLogger(),
+      },
+      {
+        mode: 'watch',
+        deadlineMs: Date.now() + 1_500,
+        resyncEveryMs: 3_600_000,
+        leaseTtlMs: 600,
+      }
+    ).catch(() => undefined);
+    // Assess: no index holding label 1 was stored without its version.
+    expect(saved.some((index) => index.get('n1')?.labels?.a === '1')).toBe(
+      false
+    );
+  });
 });
