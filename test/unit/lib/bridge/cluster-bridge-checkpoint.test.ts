@@ -31,6 +31,62 @@ const aborted = (signal: AbortSignal) =>
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
+/** The memory lease store, with `checkpoint` replaced. */
+const leasesWith = (
+  checkpoint: (
+    cluster: string,
+    holder: string,
+    versions: ResourceVersions,
+    ttlMs: number
+  ) => ReturnType<MemoryBridgeLeaseStore['checkpoint']>
+) => {
+  const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+  return {
+    acquire: leases.acquire.bind(leases),
+    release: leases.release.bind(leases),
+    requestResync: leases.requestResync.bind(leases),
+    forget: leases.forget.bind(leases),
+    peek: leases.peek.bind(leases),
+    recordFailure: leases.recordFailure.bind(leases),
+    claimTakeOver: leases.claimTakeOver.bind(leases),
+    checkpoint,
+    store: leases,
+  };
+};
+
+/** Runs cluster c1's bridge for 1.5 s over `watch`, `leases` and `nodeIndex`. */
+const runBridge = (
+  watch: ClusterWatch,
+  leases: ReturnType<typeof leasesWith>,
+  nodeIndex: MemoryNodeIndexStore
+) => {
+  const queue: WorkQueue = {
+    add: async () => {},
+    addAfter: async () => {},
+    addAnew: async () => {},
+  };
+  return runClusterBridge(
+    {
+      cluster: 'c1',
+      ownerKind: 'DaemonSet',
+      watch,
+      queue,
+      expectations: new MemoryExpectationsStore({ clock: systemClock }),
+      leases,
+      nodeIndex,
+      holder: 'h1',
+      clock: systemClock,
+      logger: new FakeLogger(),
+    },
+    {
+      mode: 'watch',
+      deadlineMs: Date.now() + 1_500,
+      resyncEveryMs: 3_600_000,
+      leaseTtlMs: 600,
+    }
+  );
+};
+
 describe('runClusterBridge checkpoints', () => {
   it('stores the node version the saved index covers, not one handled during the save (F10)', async () => {
     // Prepare: the index save is slow; a node event arrives meanwhile.
@@ -79,51 +135,12 @@ describe('runClusterBridge checkpoints', () => {
         })(),
     };
     const checkpoints: ResourceVersions[] = [];
-    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
-    const recording = {
-      acquire: leases.acquire.bind(leases),
-      release: leases.release.bind(leases),
-      requestResync: leases.requestResync.bind(leases),
-      forget: leases.forget.bind(leases),
-      peek: leases.peek.bind(leases),
-      recordFailure: leases.recordFailure.bind(leases),
-      claimTakeOver: leases.claimTakeOver.bind(leases),
-      checkpoint: (
-        cluster: string,
-        holder: string,
-        versions: ResourceVersions,
-        ttlMs: number
-      ) => {
-        checkpoints.push({ ...versions });
-        return leases.checkpoint(cluster, holder, versions, ttlMs);
-      },
-    };
-    const queue: WorkQueue = {
-      add: async () => {},
-      addAfter: async () => {},
-      addAnew: async () => {},
-    };
+    const recording = leasesWith((cluster, holder, versions, ttlMs) => {
+      checkpoints.push({ ...versions });
+      return recording.store.checkpoint(cluster, holder, versions, ttlMs);
+    });
     // Act
-    await runClusterBridge(
-      {
-        cluster: 'c1',
-        ownerKind: 'DaemonSet',
-        watch,
-        queue,
-        expectations: new MemoryExpectationsStore({ clock: systemClock }),
-        leases: recording,
-        nodeIndex: new SlowIndex(),
-        holder: 'h1',
-        clock: systemClock,
-        logger: new FakeLogger(),
-      },
-      {
-        mode: 'watch',
-        deadlineMs: Date.now() + 1_500,
-        resyncEveryMs: 3_600_000,
-        leaseTtlMs: 600,
-      }
-    );
+    await runBridge(watch, recording, new SlowIndex());
     // Assess: the first save held label 1 (rv 11), so rv 11 was stored
     // with it; rv 12 only with the next index, which holds label 2.
     expect(savedIndexes[0]?.get('n1')).toEqual({ labels: { a: '1' } });
@@ -164,45 +181,13 @@ describe('runClusterBridge checkpoints', () => {
           await aborted(signal);
         })(),
     };
-    const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
-    const failing = {
-      acquire: leases.acquire.bind(leases),
-      release: leases.release.bind(leases),
-      requestResync: leases.requestResync.bind(leases),
-      forget: leases.forget.bind(leases),
-      peek: leases.peek.bind(leases),
-      recordFailure: leases.recordFailure.bind(leases),
-      claimTakeOver: leases.claimTakeOver.bind(leases),
-      checkpoint: async () => {
-        throw new Error('DynamoDB InternalServerError');
-      },
-    };
-    const queue: WorkQueue = {
-      add: async () => {},
-      addAfter: async () => {},
-      addAnew: async () => {},
-    };
+    const failing = leasesWith(async () => {
+      throw new Error('DynamoDB InternalServerError');
+    });
     // Act
-    await runClusterBridge(
-      {
-        cluster: 'c1',
-        ownerKind: 'DaemonSet',
-        watch,
-        queue,
-        expectations: new MemoryExpectationsStore({ clock: systemClock }),
-        leases: failing,
-        nodeIndex: new RecordingIndex(),
-        holder: 'h1',
-        clock: systemClock,
-        logger: new FakeLogger(),
-      },
-      {
-        mode: 'watch',
-        deadlineMs: Date.now() + 1_500,
-        resyncEveryMs: 3_600_000,
-        leaseTtlMs: 600,
-      }
-    ).catch(() => undefined);
+    await runBridge(watch, failing, new RecordingIndex()).catch(
+      () => undefined
+    );
     // Assess: no index holding label 1 was stored without its version.
     expect(saved.some((index) => index.get('n1')?.labels?.a === '1')).toBe(
       false
