@@ -1,6 +1,6 @@
 /**
  * The pod events' work, gathered for a moment and applied as one batch: a
- * burst of 250 creations becomes one `lowerExpectations(key, 250, 0)` and
+ * burst of 250 creations becomes one `lowerObserved(key, …250 events)` and
  * one `add(key)` instead of 500 writes made one event at a time (what held
  * a 1,000-node create ~9 s after each burst). Upstream's informer handlers
  * also only lower expectations and mark keys dirty; the batch keeps the
@@ -12,10 +12,13 @@
  * voids the lowerings it follows
  * (lowering an absent record is a no-op, so one that follows the drop may
  * run after it, as it would have). A write that succeeded is not repeated
- * when the batch is applied again after a failure.
+ * when the batch is applied again after a failure, and each lowering
+ * carries its events' versions, so a later bridge run that replays them
+ * (from an older checkpoint) lowers nothing twice.
  */
 import type {
   ExpectationsStore,
+  ObservedPodEvent,
   SeenVersion,
   WorkQueue,
 } from '../ports/index.js';
@@ -24,7 +27,8 @@ import type { EventKeys } from '../reconcile/event-keys/index.js';
 /** Events gathered, and what applying them will write. */
 export class PendingEventKeys {
   readonly #drops = new Set<string>();
-  readonly #lowers = new Map<string, { add: number; del: number }>();
+  /** Each key's observed creates and deletes, with their events' versions. */
+  readonly #lowers = new Map<string, ObservedPodEvent[]>();
   /** The newest version of the events whose lowerings are pending, per key. */
   readonly #noted = new Map<string, SeenVersion>();
   /** Keys to queue, each with the version of the last event that woke it. */
@@ -53,9 +57,12 @@ export class PendingEventKeys {
       this.#drops.add(key);
     }
     for (const { key, observed } of out.expectations) {
-      const lower = this.#lowers.get(key) ?? { add: 0, del: 0 };
-      if (observed === 'creation') lower.add++;
-      else lower.del++;
+      const lower = this.#lowers.get(key) ?? [];
+      lower.push(
+        seen?.resourceVersion === undefined
+          ? { observed }
+          : { observed, resourceVersion: seen.resourceVersion }
+      );
       this.#lowers.set(key, lower);
       if (seen !== undefined && seen.releasePod === undefined) {
         this.#noted.set(key, seen);
@@ -92,8 +99,8 @@ export class PendingEventKeys {
       this.#noted,
       async (k, seen) => await queue.noteSeen?.(k, seen)
     );
-    await settle(this.#lowers, (k, l) =>
-      expectations.lowerExpectations(k, l.add, l.del)
+    await settle(this.#lowers, (k, events) =>
+      expectations.lowerObserved(k, events)
     );
     const queued = await Promise.allSettled([
       settle(this.#adds, (k, seen) => queue.add(k, seen)),

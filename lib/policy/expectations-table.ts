@@ -4,16 +4,24 @@
  * overlay of a dry run (`plan`, `explain`). Deleting leaves a tombstone, so
  * an overlay can tell "deleted here" from "never written here".
  */
-import type { Clock, ExpectationsStore } from '../ports/index.js';
+import type {
+  Clock,
+  ExpectationsStore,
+  ObservedPodEvent,
+} from '../ports/index.js';
 import {
   type ExpectationsRecord,
   expectationsSatisfied,
+  isExpired,
   lowered,
 } from '../reconcile/expectations.js';
+import { observedAfter } from './observed-events.js';
 
 /** Expectations kept in a Map, keyed by DaemonSet key. */
 export class ExpectationsTable implements ExpectationsStore {
   readonly #records = new Map<string, ExpectationsRecord | undefined>();
+  /** The version each key's records were lowered through (outlives them). */
+  readonly #through = new Map<string, bigint>();
   readonly #clock: Clock;
 
   constructor({ clock }: { clock: Clock }) {
@@ -45,6 +53,23 @@ export class ExpectationsTable implements ExpectationsStore {
   ): Promise<void> {
     const record = this.#records.get(key);
     if (record !== undefined) this.#records.set(key, lowered(record, add, del));
+  }
+
+  async lowerObserved(
+    key: string,
+    events: readonly ObservedPodEvent[]
+  ): Promise<void> {
+    const counts = observedAfter(events, this.#through.get(key));
+    if (counts === undefined) {
+      const add = events.filter((e) => e.observed === 'creation').length;
+      return this.lowerExpectations(key, add, events.length - add);
+    }
+    if (counts.newest === undefined) return;
+    this.#through.set(key, counts.newest);
+    const record = this.#records.get(key);
+    if (record !== undefined && !isExpired(record, this.#clock.now())) {
+      await this.lowerExpectations(key, counts.add, counts.del);
+    }
   }
 
   async creationObserved(key: string): Promise<void> {

@@ -103,6 +103,13 @@ export interface EventRecorder {
   flush?(): Promise<void>;
 }
 
+/** A pod event that observed a create or a delete, with its version. */
+export interface ObservedPodEvent {
+  observed: 'creation' | 'deletion';
+  /** The event's resourceVersion (etcd's revision, a decimal integer). */
+  resourceVersion?: string;
+}
+
 /**
  * Create/delete expectations per DaemonSet key (upstream
  * `ControllerExpectationsInterface`). A record older than the expectations
@@ -113,6 +120,16 @@ export interface ExpectationsStore {
   /** Replaces the record (fresh timestamp), even with 0/0. */
   setExpectations(key: string, add: number, del: number): Promise<void>;
   lowerExpectations(key: string, add: number, del: number): Promise<void>;
+  /**
+   * Lowers by what these pod events observed, each event once however
+   * often it is delivered (a resumed bridge replays events whose lowerings
+   * landed); events without a numeric version lower like
+   * `lowerExpectations`.
+   */
+  lowerObserved(
+    key: string,
+    events: readonly ObservedPodEvent[]
+  ): Promise<void>;
   creationObserved(key: string): Promise<void>;
   deletionObserved(key: string): Promise<void>;
   deleteExpectations(key: string): Promise<void>;

@@ -8,6 +8,7 @@ import {
   KeyPrefix,
   partitionKey,
 } from '#lib/adapters/dynamodb/table-schema.js';
+import type { ObservedPodEvent } from '#lib/ports/index.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '#lib/reconcile/expectations.js';
 import {
   createTestTable,
@@ -26,9 +27,31 @@ let keyCount = 0;
 const newKey = (): string => `c1/default/ds-${++keyCount}`;
 const pkOf = (key: string): string => partitionKey(KeyPrefix.expectations, key);
 
+/** Whether a write is a lowering (sets and deletes are updates too). */
+const isLowering = (input: Record<string, unknown>): boolean =>
+  String(input.UpdateExpression).startsWith('ADD');
+
+/** Pod events observing `kind`, one per version. */
+const observed = (
+  kind: 'creation' | 'deletion',
+  ...versions: number[]
+): ObservedPodEvent[] =>
+  versions.map((v) => ({ observed: kind, resourceVersion: String(v) }));
+
 const newStore = (t: TestTable = table) => {
   const clock = new FakeClock(Date.now());
   return { clock, store: new DynamoExpectationsStore({ ...t, clock }) };
+};
+
+/** A store on its own table whose first lowering's answer is lost after its commit. */
+const storeLosingOneLowering = async () => {
+  const t = await createTestTable(inject('dynamodbEndpoint'));
+  const lost = loseResponsesAfterCommit(
+    t.client,
+    'UpdateItemCommand',
+    isLowering
+  );
+  return { t, lost, ...newStore(t) };
 };
 
 beforeAll(async () => {
@@ -152,9 +175,86 @@ describe('DynamoExpectationsStore', () => {
     await store.setExpectations(key, 1, 0);
     // Act
     await store.deleteExpectations(key);
-    // Assess
-    expect(await readItem(table, pkOf(key))).toBeUndefined();
+    // Assess: the counts go; the item stays only for the version it was
+    // lowered through (none here), until TTL.
+    const item = await readItem(table, pkOf(key));
+    expect(item?.add).toBeUndefined();
+    expect(item?.timestampMs).toBeUndefined();
+    expect(await store.get(key)).toBeUndefined();
     expect(await store.satisfiedExpectations(key)).toBe(true);
+  });
+
+  it('never creates an item when deleting a key without one', async () => {
+    const { store } = newStore();
+    const key = newKey();
+    await store.deleteExpectations(key);
+    expect(await readItem(table, pkOf(key))).toBeUndefined();
+  });
+
+  describe('pod events replayed by a resumed bridge (lowerObserved)', () => {
+    it('one-daemon-pod-per-node: counts each event once, across replayed and overlapping batches', async () => {
+      // Prepare: four creates expected; a bridge lowered two and died
+      // before its checkpoint.
+      const { store } = newStore();
+      const key = newKey();
+      await store.setExpectations(key, 4, 1);
+      await store.lowerObserved(key, observed('creation', 101, 102));
+      // Act: its successor replays them with the next events, in batches
+      // cut differently.
+      await store.lowerObserved(key, observed('creation', 101));
+      const afterReplay = await store.get(key);
+      await store.lowerObserved(key, [
+        ...observed('creation', 102, 103),
+        ...observed('deletion', 104),
+      ]);
+      // Assess: one create is still unobserved, so no sync may act.
+      expect(afterReplay).toMatchObject({ add: 2, del: 1 });
+      expect(await store.get(key)).toMatchObject({ add: 1, del: 0 });
+      expect(await store.satisfiedExpectations(key)).toBe(false);
+    });
+
+    it('never lowers a later record with events from before it, even when they came while no record was live', async () => {
+      // Prepare: events lowered (or seen without a record), then the record
+      // dropped and set anew by a redelivered sync.
+      const { store } = newStore();
+      const key = newKey();
+      const bare = newKey();
+      await store.setExpectations(key, 1, 0);
+      await store.lowerObserved(key, observed('creation', 201));
+      await store.deleteExpectations(key);
+      await store.setExpectations(key, 1, 0);
+      await store.lowerObserved(bare, observed('deletion', 202));
+      await store.setExpectations(bare, 0, 1);
+      // Act: a resumed bridge replays them.
+      await store.lowerObserved(key, observed('creation', 201));
+      await store.lowerObserved(bare, observed('deletion', 202));
+      // Assess
+      expect(await store.get(key)).toMatchObject({ add: 1 });
+      expect(await store.get(bare)).toMatchObject({ del: 1 });
+      await store.lowerObserved(key, observed('creation', 203));
+      expect(await store.satisfiedExpectations(key)).toBe(true);
+    });
+
+    it('applies a lowering once when the SDK resends it after a lost answer', async () => {
+      const { t, lost, store } = await storeLosingOneLowering();
+      const key = newKey();
+      await store.setExpectations(key, 3, 0);
+      await store.lowerObserved(key, observed('creation', 301, 302));
+      expect(lost.lost).toBe(1);
+      expect(await store.get(key)).toMatchObject({ add: 1 });
+      t.client.destroy();
+    });
+
+    it('lowers events without a numeric version by their counts', async () => {
+      const { store } = newStore();
+      const key = newKey();
+      await store.setExpectations(key, 2, 1);
+      await store.lowerObserved(key, [
+        { observed: 'creation' },
+        { observed: 'deletion', resourceVersion: 'x' },
+      ]);
+      expect(await store.get(key)).toMatchObject({ add: 1, del: 0 });
+    });
   });
 
   describe('when TTL has not yet deleted an expired item', () => {
@@ -257,9 +357,7 @@ describe('DynamoExpectationsStore', () => {
     it('one-daemon-pod-per-node: a lowering is applied once, so expectations are not met before every create was observed (campaign seed 340)', async () => {
       // Prepare: two creates expected; the answer to the first lowering is
       // lost after DynamoDB applied it, and the SDK sends it again.
-      const t = await createTestTable(inject('dynamodbEndpoint'));
-      const lost = loseResponsesAfterCommit(t.client, 'UpdateItemCommand');
-      const { store } = newStore(t);
+      const { t, lost, store } = await storeLosingOneLowering();
       const key = newKey();
       await store.setExpectations(key, 2, 0);
       // Act
@@ -275,9 +373,7 @@ describe('DynamoExpectationsStore', () => {
     });
 
     it('a batch lowering is applied once too', async () => {
-      const t = await createTestTable(inject('dynamodbEndpoint'));
-      const lost = loseResponsesAfterCommit(t.client, 'UpdateItemCommand');
-      const { store } = newStore(t);
+      const { t, lost, store } = await storeLosingOneLowering();
       const key = newKey();
       await store.setExpectations(key, 5, 3);
       await store.lowerExpectations(key, 3, 2);

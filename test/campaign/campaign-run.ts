@@ -16,13 +16,14 @@ import { ServerlessStack } from '../integration/serverless/stack.js';
 import { createNamespace } from '../testbed/kube-fixtures.js';
 import { ActiveFaults } from './active-faults.js';
 import { InvariantChecker } from './checker/invariant-checker.js';
-import type { FaultPlan } from './fault-plan.js';
+import { describePlan, type FaultPlan } from './fault-plan.js';
 import { ApiFaultProxy } from './faults/api-fault-proxy.js';
 import { CampaignContainers } from './faults/lambda-containers.js';
 import {
   adminTarget,
   kubeconfigThrough,
   leftOnQueues,
+  runTimeline,
   settledAfterConvergence,
 } from './run-support.js';
 import {
@@ -93,6 +94,7 @@ const runPlanned = async (
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const checkerLater: { checker?: InvariantChecker } = {};
+    let faultsBegan = started;
     const observer = {
       note: (t: string) => checkerLater.checker?.note(t),
       markChaos: (p: string) => checkerLater.checker?.markChaos(p),
@@ -177,15 +179,13 @@ const runPlanned = async (
       await stack.table.client
         .send(new DeleteTableCommand({ TableName: stack.table.tableName }))
         .catch(() => undefined);
-      // The whole log, for reading a run after the fact.
+      // The whole log, for reading a run after the fact: the stack's lines
+      // and the checker's history (its watch events, the runner's notes)
+      // in one timeline, in seconds since the faults began.
       mkdirSync(bed.logDir, { recursive: true });
       writeFileSync(
         path.join(bed.logDir, `seed-${o.seed}-${ns}.log`),
-        stack.logger.lines
-          .map(
-            (l) => `${l.level} ${l.message} ${JSON.stringify(l.fields ?? {})}`
-          )
-          .join('\n')
+        runTimeline(stack.logger.lines, checkerLater.checker, faultsBegan)
       );
     });
 
@@ -193,6 +193,10 @@ const runPlanned = async (
     await workload.createForeignPods();
     for (let i = 0; i < o.daemonSets; i++) await workload.createDaemonSet(i);
     faults.begin();
+    faultsBegan = faults.startedAt;
+    checker.note(
+      `fault plan: ${describePlan(plan).join('; ')}; workload: ${actions.map((a) => `${(a.atMs / 1000).toFixed(1)} s ${a.kind}`).join(', ')}`
+    );
     const cuts = cutting.map((ms) => setTimeout(() => api.cutAll(), ms));
     cleanups.push(async () => cuts.forEach(clearTimeout));
     checker.note(`faults begin: ${plan.windows.length} windows`);

@@ -93,3 +93,35 @@ export const adminTarget = (kubeconfigPath: string) => {
     ca: Buffer.from(cluster?.caData ?? '', 'base64').toString('utf8'),
   };
 };
+
+/**
+ * Returns a run's log: the stack's lines and the checker's history in one
+ * timeline, each line stamped with seconds since `zeroMs` (the faults'
+ * start), so a wake-up that went missing shows between the events around it.
+ */
+export const runTimeline = (
+  lines: readonly {
+    level: string;
+    message: string;
+    fields?: object;
+    atMs: number;
+  }[],
+  checker: InvariantChecker | undefined,
+  zeroMs: number
+): string => {
+  const entries = [
+    ...lines.map((l) => ({
+      atMs: l.atMs,
+      text: `${l.level} ${l.message} ${JSON.stringify(l.fields ?? {})}`,
+    })),
+    ...(checker?.fullHistory() ?? []).map((h) => ({
+      atMs: h.atMs,
+      text: `[checker ${h.kind}] ${h.text}`,
+    })),
+  ];
+  // Stable: lines of one instant keep their order.
+  entries.sort((a, b) => a.atMs - b.atMs);
+  return entries
+    .map((e) => `${((e.atMs - zeroMs) / 1000).toFixed(3)} ${e.text}`)
+    .join('\n');
+};

@@ -4,17 +4,19 @@
  * atomic counters, so watch events seen by many Lambdas lower one record.
  *
  * Invariants: a lower never creates a record nor revives an expired one; a
- * set replaces the record with a fresh timestamp; an expired record counts as
- * satisfied even while TTL has not yet deleted it.
+ * set replaces the record's counts with a fresh timestamp; an expired record
+ * counts as satisfied even while TTL has not yet deleted it; a pod event
+ * lowers a key's records once, however often a bridge replays it (the item
+ * keeps the version it was lowered through: expectations-item.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteItemCommand,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import type { ExpectationsStore } from '../../ports/index.js';
+  type ObservedCounts,
+  observedAfter,
+} from '../../policy/observed-events.js';
+import { parseResourceVersion } from '../../policy/resource-version.js';
+import type { ExpectationsStore, ObservedPodEvent } from '../../ports/index.js';
 import {
   EXPECTATIONS_TIMEOUT_MS,
   type ExpectationsRecord,
@@ -25,33 +27,30 @@ import {
   buildExpression,
   callDynamo,
   conditionalWrite,
-  type Item,
   isExpiredItem,
   num,
-  readNumber,
   str,
 } from './dynamo-call.js';
+import { DynamoStateError } from './dynamo-state-error.js';
 import { DynamoStore } from './dynamo-store.js';
+import {
+  type ExpectationsItemWrite,
+  expectationsExpiresAt,
+  IS_UNEXPIRED_RECORD,
+  isLiveRecord,
+  lowerThrough,
+  raiseThrough,
+  toRecord,
+} from './expectations-item.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
   partitionKey,
-  TTL_ATTRIBUTE,
   toEpochSeconds,
 } from './table-schema.js';
 
-/**
- * How long TTL keeps a record past the expectations timeout: covers clock
- * skew between Lambdas and DynamoDB, so TTL never deletes a live record.
- */
-export const EXPECTATIONS_TTL_SLACK_MS = 60_000;
-
-/**
- * The record exists, has not passed the expectations timeout, and TTL has
- * not expired it either.
- */
-const IS_UNEXPIRED_RECORD =
-  'attribute_exists(#pk) AND #timestampMs >= :cutoff AND #expiresAt >= :nowS';
+/** A lowering retried this often finds the record changing under it. */
+const MAX_LOWER_ATTEMPTS = 5;
 
 /** Expectations kept in DynamoDB, one item per DaemonSet key. */
 export class DynamoExpectationsStore
@@ -75,20 +74,23 @@ export class DynamoExpectationsStore
 
   async setExpectations(key: string, add: number, del: number): Promise<void> {
     const now = this.clock.now();
-    const expiresAt = toEpochSeconds(
-      now + EXPECTATIONS_TIMEOUT_MS + EXPECTATIONS_TTL_SLACK_MS
-    );
+    // An update, not a put: the version the record was lowered through
+    // outlives it (a replayed event must not lower the next record).
     await callDynamo(`setExpectations ${this.#pk(key)}`, () =>
       this.client.send(
-        new PutItemCommand({
+        new UpdateItemCommand({
           TableName: this.tableName,
-          Item: {
-            [PARTITION_KEY]: str(this.#pk(key)),
-            add: num(add),
-            del: num(del),
-            timestampMs: num(now),
-            [TTL_ATTRIBUTE]: num(expiresAt),
-          },
+          Key: { [PARTITION_KEY]: str(this.#pk(key)) },
+          ...buildExpression({
+            update:
+              'SET #add = :add, #del = :del, #timestampMs = :now, #expiresAt = :expiresAt REMOVE #lowerings',
+            values: {
+              ':add': num(add),
+              ':del': num(del),
+              ':now': num(now),
+              ':expiresAt': num(expectationsExpiresAt(now)),
+            },
+          }),
         })
       )
     );
@@ -142,13 +144,56 @@ export class DynamoExpectationsStore
   }
 
   async deleteExpectations(key: string): Promise<void> {
-    await callDynamo(`deleteExpectations ${this.#pk(key)}`, () =>
+    // The record goes; the version it was lowered through stays (see set).
+    await conditionalWrite(`deleteExpectations ${this.#pk(key)}`, () =>
       this.client.send(
-        new DeleteItemCommand({
+        new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(this.#pk(key)) },
+          ...buildExpression({
+            update: 'REMOVE #add, #del, #timestampMs, #lowerings',
+            condition: 'attribute_exists(#pk)',
+            values: {},
+          }),
         })
       )
+    );
+  }
+
+  /**
+   * Lowers by the events newer than the version the record was lowered
+   * through, and moves that version to the newest of them; a record that
+   * is not live only has the version moved (its next record must not count
+   * these events either). Optimistic: the first write assumes no event of
+   * the batch was counted; a replayed batch is recounted from the stored
+   * version and written on condition that it still holds.
+   */
+  async lowerObserved(
+    key: string,
+    events: readonly ObservedPodEvent[]
+  ): Promise<void> {
+    // undefined: assume no event of the batch was counted yet.
+    let through: bigint | undefined;
+    for (let attempt = 0; attempt < MAX_LOWER_ATTEMPTS; attempt++) {
+      const counts = observedAfter(events, through);
+      if (counts === undefined) {
+        const add = events.filter((e) => e.observed === 'creation').length;
+        return this.lowerExpectations(key, add, events.length - add);
+      }
+      if (counts.newest === undefined) return;
+      const outcome = await lowerThrough(
+        this.#write(key),
+        counts as Required<ObservedCounts>,
+        through
+      );
+      if (outcome.ok) return;
+      if (!isLiveRecord(outcome.old, this.clock.now())) {
+        return raiseThrough(this.#write(key), counts.newest);
+      }
+      through = parseResourceVersion(outcome.old?.loweredThrough?.N);
+    }
+    throw new DynamoStateError(
+      `lowerExpectations ${this.#pk(key)}: the record kept changing`
     );
   }
 
@@ -171,18 +216,17 @@ export class DynamoExpectationsStore
     return isExpiredItem(item, this.clock.now()) ? undefined : toRecord(item);
   }
 
+  #write(key: string): ExpectationsItemWrite {
+    return {
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(key),
+      nowMs: this.clock.now(),
+      operation: `lowerExpectations ${this.#pk(key)}`,
+    };
+  }
+
   #pk(key: string): string {
     return partitionKey(KeyPrefix.expectations, key);
   }
 }
-
-/** Returns the record an item holds; a malformed item counts as none. */
-const toRecord = (item: Item | undefined): ExpectationsRecord | undefined => {
-  const add = readNumber(item, 'add');
-  const del = readNumber(item, 'del');
-  const timestampMs = readNumber(item, 'timestampMs');
-  if (add === undefined || del === undefined || timestampMs === undefined) {
-    return undefined;
-  }
-  return { add, del, timestampMs };
-};

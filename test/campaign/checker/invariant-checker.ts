@@ -222,6 +222,13 @@ export class InvariantChecker {
     );
   }
 
+  /** Returns the whole history (every event and note), oldest first. */
+  fullHistory(): HistoryEntry[] {
+    return this.#history
+      .all()
+      .map(({ atMs, kind, text }) => ({ atMs, kind, text }));
+  }
+
   /** Stops the watches and the clock. */
   async stop(): Promise<void> {
     clearInterval(this.#ticker);

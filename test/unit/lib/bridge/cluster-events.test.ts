@@ -34,9 +34,10 @@ class RecordingQueue implements WorkQueue {
   }
 }
 
-const newEvents = () => {
+const newEvents = (
+  expectations = new MemoryExpectationsStore({ clock: new FakeClock() })
+) => {
   const queue = new RecordingQueue();
-  const expectations = new MemoryExpectationsStore({ clock: new FakeClock() });
   const events = new ClusterEvents({
     cluster: 'c1',
     ownerKind: 'DaemonSet',
@@ -102,6 +103,34 @@ describe('ClusterEvents pod updates', () => {
     // Assess: nothing is written before the flush.
     expect(beforeFlush).toEqual([]);
     expect(queue.seen).toEqual([{ collection: 'pods', resourceVersion: '12' }]);
+  });
+
+  it('one-daemon-pod-per-node: a bridge run that replays pod events from an older checkpoint lowers nothing twice', async () => {
+    // Prepare: a run lowers a sync's expectations for p0 (of three
+    // creates) and dies before its checkpoint; the sync is redelivered,
+    // drops them and sets its own for one create.
+    const first = newEvents();
+    const a = newDaemonSet('a');
+    const key = `c1/${a.metadata?.namespace}/a`;
+    const created = ['31', '32', '33'].map((rv, i) =>
+      bump(newPod(`p${i}-`, `n${i}`, simpleDaemonSetLabel, a), rv)
+    );
+    await first.events.onEvent('daemonSets', 'ADDED', a);
+    await first.expectations.setExpectations(key, 3, 0);
+    await podEvent(first.events, 'ADDED', created[0] as Pod);
+    const second = newEvents(first.expectations);
+    await second.events.onEvent('daemonSets', 'ADDED', a);
+    // Act: the successor resumes before p0 and sees p0 and p1 in one batch.
+    await second.events.onEvent('pods', 'ADDED', created[0] as Pod);
+    await second.events.onEvent('pods', 'ADDED', created[1] as Pod);
+    await second.events.flushPods();
+    const afterReplay = await first.expectations.satisfiedExpectations(key);
+    await first.expectations.deleteExpectations(key);
+    await first.expectations.setExpectations(key, 1, 0);
+    await podEvent(second.events, 'ADDED', created[1] as Pod);
+    // Assess: p2 is still expected; a replay never lowers a later record.
+    expect(afterReplay).toBe(false);
+    expect(first.expectations.get(key)).toMatchObject({ add: 1, del: 0 });
   });
 
   it('writes a burst of pod events as one lowering and one add per key, with the newest version', async () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PendingEventKeys } from '#lib/bridge/pending-event-keys.js';
 import type {
   ExpectationsStore,
+  ObservedPodEvent,
   SeenVersion,
   WorkQueue,
 } from '#lib/ports/index.js';
@@ -33,9 +34,10 @@ const recorder = (failing: string[] = []) => {
       fail(`drop ${k}`);
       writes.push(`drop ${k}`);
     },
-    lowerExpectations: async (k: string, add: number, del: number) => {
+    lowerObserved: async (k: string, events: readonly ObservedPodEvent[]) => {
       fail(`lower ${k}`);
-      writes.push(`lower ${k} ${add} ${del}`);
+      const add = events.filter((e) => e.observed === 'creation').length;
+      writes.push(`lower ${k} ${add} ${events.length - add}`);
     },
   } as unknown as ExpectationsStore;
   const queue: WorkQueue = {
