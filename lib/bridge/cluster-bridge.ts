@@ -84,6 +84,10 @@ export const runClusterBridge = async (
   });
   if (stored === undefined)
     return { cluster, outcome: 'lease-held', events: 0 };
+  deps.logger.debug('bridge run holds the lease', {
+    versions: stored,
+    watchForMs: opts.deadlineMs - deps.clock.now(),
+  });
   const run = new BridgeRun(deps, opts);
   try {
     // Checkpoints renew the lease once watching; until then, this does.

@@ -7,7 +7,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
   type BridgeDispatchDeps,
@@ -16,6 +15,7 @@ import {
 } from '../bridge/dispatch-bridge-turns.js';
 import type { Config } from '../config.js';
 import type { MetricsSink } from '../ports/index.js';
+import { lambdaMiddy } from './lambda-middy.js';
 
 /** The report as logged and returned (turns as cluster lists). */
 export interface DispatchSummary {
@@ -44,7 +44,7 @@ export const createBridgeDispatchHandler = (o: {
   tickMs?: number;
   leaseTtlMs?: number;
 }) => {
-  const handler = middy(
+  const handler = lambdaMiddy(
     async (_event: unknown, context: Context): Promise<DispatchSummary> => {
       const report = await dispatchBridgeTurns(o.dispatch, {
         tickId: context.awsRequestId,

@@ -20,7 +20,6 @@ import {
 } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type {
   Context,
   SQSBatchResponse,
@@ -28,6 +27,7 @@ import type {
   SQSRecord,
 } from 'aws-lambda';
 import { TerminalError } from '../errors.js';
+import { lambdaMiddy } from './lambda-middy.js';
 
 /** What an SQS batch handler is built from. */
 export interface SqsBatchHandlerOptions {
@@ -47,7 +47,7 @@ export interface SqsBatchHandlerOptions {
 /** Returns the middy handler of an SQS-fed function. */
 export const createSqsBatchHandler = (o: SqsBatchHandlerOptions) => {
   const processor = new BatchProcessor(EventType.SQS);
-  return middy(
+  return lambdaMiddy(
     async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
       const handle = o.handlerFor(event, context);
       return processPartialResponse(

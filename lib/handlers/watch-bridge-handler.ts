@@ -9,7 +9,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import {
   type BridgeInvocationDeps,
@@ -18,6 +17,7 @@ import {
 } from '../bridge/bridge-invocation.js';
 import { parseBridgeTurn } from '../bridge/bridge-turn.js';
 import type { Config } from '../config.js';
+import { lambdaMiddy } from './lambda-middy.js';
 
 /** Returns the middy handler of the bridge functions. */
 export const createWatchBridgeHandler = (o: {
@@ -30,7 +30,7 @@ export const createWatchBridgeHandler = (o: {
   leaseTtlMs?: number;
   signal?: AbortSignal;
 }) => {
-  const handler = middy(
+  const handler = lambdaMiddy(
     async (event: unknown, context: Context): Promise<ClusterRunResult[]> => {
       const turn = parseBridgeTurn(event);
       const results = await runBridgeTurn(o.bridge, turn, {

@@ -55,4 +55,28 @@ describe('createReconcileHandler', () => {
     expect(deadline - started).toBeGreaterThan(44_000);
     expect(deadline - started).toBeLessThanOrEqual(45_100);
   });
+
+  it('one-daemon-pod-per-node: never settles while a sync still runs, however close the timeout (middy would leave it running as a zombie)', async () => {
+    // Prepare: a sync that outlasts its invocation's remaining time.
+    let syncEnded = false;
+    const reconciler = {
+      forBatch: () => async () => {
+        await new Promise((r) => setTimeout(r, 150));
+        syncEnded = true;
+      },
+    } as unknown as Reconciler;
+    const handler = createReconcileHandler({
+      reconciler,
+      logger: new Logger({ logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'Test', serviceName: 'unit' }),
+    });
+    // Act
+    const settled = await handler(event, lambdaContext({ timeoutMs: 50 })).then(
+      () => 'returned',
+      () => 'threw'
+    );
+    // Assess: Lambda's own timeout, not the handler, ends such a sync.
+    expect(settled).toBe('returned');
+    expect(syncEnded).toBe(true);
+  });
 });
