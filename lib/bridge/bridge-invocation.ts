@@ -27,9 +27,14 @@ import {
   type ClusterBridgeReport,
   runClusterBridge,
 } from './cluster-bridge.js';
+import { sleep } from './resource-watch.js';
 
 /** Time kept back before the function's own timeout for the checkpoint. */
 export const BRIDGE_STOP_MARGIN_MS = 20_000;
+
+/** A failed watch-mode run is run again after 1 s, doubling to 30 s. */
+const RUN_RETRY_INITIAL_MS = 1_000;
+const RUN_RETRY_MAX_MS = 30_000;
 
 /** What a bridge invocation needs. */
 export interface BridgeInvocationDeps {
@@ -88,24 +93,36 @@ export const runBridgeTurn = async (
           logger.info('cluster no longer registered; not bridged');
           return { cluster, outcome: 'unregistered' };
         }
-        connection = await deps.connect(record);
-        const report = await runClusterBridge(
+        const open = await deps.connect(record);
+        connection = open;
+        const deadlineMs = Math.min(latestStop, part.stopAtMs);
+        const report = await retryWithinTurn(
+          (first) =>
+            runClusterBridge(
+              {
+                ...deps,
+                cluster,
+                ownerKind: ownedKind(record.ownership).kind,
+                watch: open.watch,
+                holder: opts.invocationId,
+                logger,
+              },
+              {
+                // The record's mode, not the turn's: a switch made since
+                // the launch applies from this run on.
+                mode: record.bridgeMode,
+                deadlineMs,
+                resyncEveryMs: opts.resyncSeconds * 1_000,
+                ...(first && part.after ? { after: part.after } : {}),
+                ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
+                ...(opts.signal ? { signal: opts.signal } : {}),
+              }
+            ),
           {
-            ...deps,
-            cluster,
-            ownerKind: ownedKind(record.ownership).kind,
-            watch: connection.watch,
-            holder: opts.invocationId,
+            retry: record.bridgeMode === 'watch',
+            deadlineMs,
+            clock: deps.clock,
             logger,
-          },
-          {
-            // The record's mode, not the turn's: a switch made since the
-            // launch applies from this run on.
-            mode: record.bridgeMode,
-            deadlineMs: Math.min(latestStop, part.stopAtMs),
-            resyncEveryMs: opts.resyncSeconds * 1_000,
-            ...(part.after ? { after: part.after } : {}),
-            ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
             ...(opts.signal ? { signal: opts.signal } : {}),
           }
         );
@@ -125,6 +142,42 @@ export const runBridgeTurn = async (
       }
     })
   );
+};
+
+/**
+ * A watch-mode run that failed (DynamoDB or the API server refusing for a
+ * moment) is run again within its turn after 1 s, doubling to 30 s, as
+ * client-go's reflector retries its list and watch; otherwise the cluster
+ * would go unwatched until the dispatcher's next tick and its backoff (the
+ * fault campaign saw a NoExecute taint wait 20 s). Economy runs are cheap
+ * by design and wait for the next tick. The last failure is thrown.
+ */
+export const retryWithinTurn = async (
+  run: (first: boolean) => Promise<ClusterBridgeReport>,
+  o: {
+    retry: boolean;
+    deadlineMs: number;
+    clock: Clock;
+    logger: Logger;
+    signal?: AbortSignal;
+  }
+): Promise<ClusterBridgeReport> => {
+  let retryMs = RUN_RETRY_INITIAL_MS;
+  for (let first = true; ; first = false) {
+    try {
+      return await run(first);
+    } catch (e) {
+      const tooLate = o.clock.now() + retryMs >= o.deadlineMs;
+      if (!o.retry || tooLate || o.signal?.aborted) throw e;
+      o.logger.warn('bridge run failed; running it again', {
+        error: toError(e).message,
+        retryInMs: retryMs,
+      });
+      await sleep(retryMs, o.signal);
+      if (o.signal?.aborted) throw e;
+      retryMs = Math.min(retryMs * 2, RUN_RETRY_MAX_MS);
+    }
+  }
 };
 
 /** Returns the cluster's record, undefined when gone, or why it is invalid. */

@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
-import { runBridgeTurn } from '#lib/bridge/bridge-invocation.js';
+import {
+  retryWithinTurn,
+  runBridgeTurn,
+} from '#lib/bridge/bridge-invocation.js';
 import { parseBridgeTurn } from '#lib/bridge/bridge-turn.js';
 import { InvalidClusterRecordError } from '#lib/cluster/record.js';
 import { InvalidBridgeTurnError } from '#lib/errors.js';
@@ -91,6 +94,55 @@ describe('runBridgeTurn', () => {
         (l) => l.message === 'invalid cluster record; not bridged'
       )?.fields
     ).toMatchObject({ cluster: 'b' });
+  });
+});
+
+describe('retryWithinTurn', () => {
+  const failingOnce = () => {
+    const firsts: boolean[] = [];
+    const run = async (first: boolean) => {
+      firsts.push(first);
+      if (firsts.length === 1) throw new Error('DynamoDB checkpoint failed');
+      return { cluster: 'a', outcome: 'done' as const, events: 3 };
+    };
+    return { firsts, run };
+  };
+
+  it('no-pod-on-ineligible-node: runs a failed watch-mode run again within its turn, without the hand-over, instead of leaving the cluster unwatched until the next tick', async () => {
+    // Prepare
+    const clock = new FakeClock();
+    const logger = new FakeLogger();
+    const { firsts, run } = failingOnce();
+    // Act
+    const report = await retryWithinTurn(run, {
+      retry: true,
+      deadlineMs: clock.now() + 60_000,
+      clock,
+      logger,
+    });
+    // Assess
+    expect(report.outcome).toBe('done');
+    expect(firsts).toEqual([true, false]);
+    expect(logger.lines.map((l) => l.message)).toEqual([
+      'bridge run failed; running it again',
+    ]);
+  });
+
+  it.each([
+    ['an economy run', false, 60_000],
+    ['a run whose turn ends before the retry', true, 500],
+  ])('gives %s up at once', async (_name, retry, leftMs) => {
+    const clock = new FakeClock();
+    const { firsts, run } = failingOnce();
+    await expect(
+      retryWithinTurn(run, {
+        retry,
+        deadlineMs: clock.now() + leftMs,
+        clock,
+        logger: new FakeLogger(),
+      })
+    ).rejects.toThrow('DynamoDB checkpoint failed');
+    expect(firsts).toEqual([true]);
   });
 });
 
