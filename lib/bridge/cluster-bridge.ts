@@ -142,7 +142,10 @@ class BridgeRun {
     const hasIndex = stored.nodes !== undefined && events.hasIndex();
     const versions: Record<WatchedResource, string> = {
       daemonSets: stored.daemonSets ?? listedVersion,
-      pods: stored.pods ?? (await events.currentVersion('pods')),
+      // Without a stored version the events since the last run are lost,
+      // and with them the lowering of its syncs' expectations (the fault
+      // campaign, seed 1016: a rollout held until they expired).
+      pods: stored.pods ?? (await events.resumePodsWithoutHistory()),
       revisions: stored.revisions ?? (await events.currentVersion('revisions')),
       nodes: hasIndex
         ? (stored.nodes ?? '')

@@ -118,7 +118,7 @@ export class ClusterEvents {
         return rv;
       }
       case 'pods':
-        return this.#podsGone();
+        return this.resumePodsWithoutHistory();
       case 'nodes':
         return this.relistNodes();
       case 'revisions':
@@ -261,8 +261,15 @@ export class ClusterEvents {
     return this.#apply(resumed.updateHistoryResumed(view, rev));
   }
 
-  /** Pods missed during a gap: their expectations can no longer be met. */
-  async #podsGone(): Promise<string> {
+  /**
+   * Starts pod events from now, with nothing to replay (a 410, or no stored
+   * version: a first run, or a cluster whose runs never checkpointed): the
+   * creates and deletes made meanwhile will never be observed, so every
+   * expectation is dropped — upstream's relist delivers each pod to its add
+   * handler, which lowers them — and every DaemonSet is queued to read pods
+   * at least as fresh as the resume point. Returns that point.
+   */
+  async resumePodsWithoutHistory(): Promise<string> {
     // What was remembered of pods is stale now (deletes were missed).
     this.#pods.clear();
     for (const key of this.#view.keys()) {

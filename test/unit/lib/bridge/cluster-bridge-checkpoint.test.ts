@@ -13,11 +13,13 @@ import { runClusterBridge } from '#lib/bridge/cluster-bridge.js';
 import type {
   ClusterWatch,
   ResourceVersions,
+  SeenVersion,
   WatchEvent,
   WorkQueue,
 } from '#lib/ports/index.js';
 import type { NodeFacts } from '#lib/reconcile/event-keys/resumed.js';
 import type { KubeObject, Node } from '#lib/reconcile/k8s/types.js';
+import { newDaemonSet } from '../../../helpers/builders.js';
 import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
 
 const node = (label: string, rv: string): Node => ({
@@ -30,6 +32,16 @@ const aborted = (signal: AbortSignal) =>
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
+
+/** A watch that brings nothing and ends when `signal` aborts. */
+const quietUntil = <T>(signal: AbortSignal): AsyncIterable<WatchEvent<T>> => ({
+  [Symbol.asyncIterator]: () => ({
+    next: async () => {
+      await aborted(signal);
+      return { done: true, value: undefined };
+    },
+  }),
+});
 
 /** The memory lease store, with `checkpoint` replaced. */
 const leasesWith = (
@@ -58,20 +70,21 @@ const leasesWith = (
 const runBridge = (
   watch: ClusterWatch,
   leases: ReturnType<typeof leasesWith>,
-  nodeIndex: MemoryNodeIndexStore
-) => {
-  const queue: WorkQueue = {
+  nodeIndex: MemoryNodeIndexStore,
+  expectations = new MemoryExpectationsStore({ clock: systemClock }),
+  queue: WorkQueue = {
     add: async () => {},
     addAfter: async () => {},
     addAnew: async () => {},
-  };
+  }
+) => {
   return runClusterBridge(
     {
       cluster: 'c1',
       ownerKind: 'DaemonSet',
       watch,
       queue,
-      expectations: new MemoryExpectationsStore({ clock: systemClock }),
+      expectations,
       leases,
       nodeIndex,
       holder: 'h1',
@@ -192,5 +205,45 @@ describe('runClusterBridge checkpoints', () => {
     expect(saved.some((index) => index.get('n1')?.labels?.a === '1')).toBe(
       false
     );
+  });
+
+  it('converges-after-faults: a run with no stored pod version drops every expectation and queues every DaemonSet, as the creates made meanwhile will never be observed (campaign seed 1016)', async () => {
+    // Prepare: a sync expects one create; no run of the cluster ever
+    // checkpointed (every one failed), so the create's event is gone.
+    const ds = newDaemonSet('a');
+    const key = 'c1/default/a';
+    const expectations = new MemoryExpectationsStore({ clock: systemClock });
+    await expectations.setExpectations(key, 1, 0);
+    const queued: (SeenVersion | undefined)[] = [];
+    const watch: ClusterWatch = {
+      list: async <T extends KubeObject>(resource: string) => ({
+        items: (resource === 'daemonSets' ? [ds] : []) as T[],
+        resourceVersion: '40',
+      }),
+      currentVersion: async () => '41',
+      watch: <T extends KubeObject>(
+        _resource: string,
+        _rv: string,
+        _timeout: number,
+        signal: AbortSignal
+      ): AsyncIterable<WatchEvent<T>> => quietUntil<T>(signal),
+    };
+    const leases = leasesWith((c, h, v, t) =>
+      leases.store.checkpoint(c, h, v, t)
+    );
+    // Act
+    await runBridge(watch, leases, new MemoryNodeIndexStore(), expectations, {
+      add: async (k, seen) => {
+        if (k === key) queued.push(seen);
+      },
+      addAfter: async () => {},
+      addAnew: async () => {},
+    });
+    // Assess: the sync may act again, reading pods at least that fresh.
+    expect(await expectations.satisfiedExpectations(key)).toBe(true);
+    expect(queued).toContainEqual({
+      collection: 'pods',
+      resourceVersion: '41',
+    });
   });
 });
