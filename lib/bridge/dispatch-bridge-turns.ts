@@ -96,6 +96,7 @@ export const dispatchBridgeTurns = async (
     economyMs: opts.economySeconds * 1_000,
     handoverLeadMs,
     claimStaleMs,
+    tickMs,
   });
   const claimed = await claimRuns(deps, runs, opts.tickId, claimStaleMs);
   const turns = packBridgeTurns(claimed, opts);

@@ -38,6 +38,8 @@ export interface BridgePlanInput {
   handoverLeadMs: number;
   /** A take-over claim older than this was never acted on. */
   claimStaleMs: number;
+  /** The dispatcher's tick (failure backoffs count in ticks). */
+  tickMs: number;
 }
 
 /** A run to launch for one cluster, and the claim it needs first. */
@@ -66,23 +68,23 @@ export const planBridgeRuns = (input: BridgePlanInput): PlannedRun[] => {
 const isLive = (lease: LeaseView | undefined, nowMs: number): boolean =>
   lease?.holder !== undefined && lease.leaseUntilMs >= nowMs;
 
-/** A failed bridge is retried after 10 s, doubling up to 5 minutes. */
-const BRIDGE_RETRY_BASE_MS = 10_000;
-const BRIDGE_RETRY_MAX_MS = 5 * 60_000;
-
-/** Returns when a cluster whose runs keep failing may be tried again. */
-export const bridgeRetryAtMs = (failures: {
-  count: number;
-  lastAtMs: number;
-}): number =>
+/**
+ * A cluster whose runs keep failing is launched again after a sixth of a
+ * tick, doubling up to five ticks: 10 s to 5 min at the 60-s schedule.
+ * In ticks, so a faster schedule (the tests', the campaign's) backs off in
+ * proportion and a cluster is never left unwatched for many of its ticks
+ * (a transient failure is retried within its turn: bridge-invocation.ts).
+ */
+export const bridgeRetryAtMs = (
+  failures: { count: number; lastAtMs: number },
+  tickMs: number
+): number =>
   failures.lastAtMs +
-  Math.min(
-    BRIDGE_RETRY_MAX_MS,
-    BRIDGE_RETRY_BASE_MS * 2 ** Math.min(failures.count - 1, 20)
-  );
+  Math.min(5 * tickMs, (tickMs / 6) * 2 ** Math.min(failures.count - 1, 20));
 
-const isBackingOff = (lease: LeaseView | undefined, nowMs: number) =>
-  lease?.failures !== undefined && nowMs < bridgeRetryAtMs(lease.failures);
+const isBackingOff = (lease: LeaseView | undefined, input: BridgePlanInput) =>
+  lease?.failures !== undefined &&
+  input.nowMs < bridgeRetryAtMs(lease.failures, input.tickMs);
 
 const isClaimed = (lease: LeaseView | undefined, input: BridgePlanInput) =>
   lease?.claimedAtMs !== undefined &&
@@ -96,7 +98,7 @@ const planEconomyRun = (
   if (
     isLive(lease, input.nowMs) ||
     isClaimed(lease, input) ||
-    isBackingOff(lease, input.nowMs)
+    isBackingOff(lease, input)
   ) {
     return undefined;
   }
@@ -117,7 +119,7 @@ const planWatchRun = (
   if (isClaimed(lease, input)) return undefined;
   const nodes = lease?.size?.nodes ?? 0;
   if (!isLive(lease, input.nowMs)) {
-    if (isBackingOff(lease, input.nowMs)) return undefined;
+    if (isBackingOff(lease, input)) return undefined;
     // Never shorter than the lead: a tick must see the run live to launch
     // its successor, or the cluster would start afresh after every turn.
     const turnMs = Math.max(

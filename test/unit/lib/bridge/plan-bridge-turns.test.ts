@@ -28,6 +28,7 @@ const input = (
   economyMs: 20_000,
   handoverLeadMs: 90_000,
   claimStaleMs: 210_000,
+  tickMs: 60_000,
 });
 
 const live = (over: Partial<LeaseView> = {}): LeaseView => ({
@@ -153,7 +154,9 @@ describe('planBridgeRuns', () => {
       'thrice-41s',
       'many-301s',
     ]);
-    expect(bridgeRetryAtMs({ count: 2, lastAtMs: 0 })).toBe(20_000);
+    expect(bridgeRetryAtMs({ count: 2, lastAtMs: 0 }, 60_000)).toBe(20_000);
+    // In ticks: a 1-s schedule backs off to 5 s at most, not 5 minutes.
+    expect(bridgeRetryAtMs({ count: 30, lastAtMs: 0 }, 1_000)).toBe(5_000);
   });
 
   it('never makes a first turn shorter than the hand-over lead, so the next tick sees it and launches its successor', () => {
