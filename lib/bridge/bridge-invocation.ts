@@ -32,6 +32,24 @@ import { sleep } from './resource-watch.js';
 /** Time kept back before the function's own timeout for the checkpoint. */
 export const BRIDGE_STOP_MARGIN_MS = 20_000;
 
+/**
+ * The least a run watches, whatever its turn's end: that end is set by the
+ * dispatcher's clock, and a container whose clock runs ahead by more than
+ * a short turn would find it passed and watch nothing, turn after turn
+ * (the fault campaign, seed 1018). Far below a production turn.
+ */
+export const MIN_RUN_MS = 5_000;
+
+/**
+ * Returns when a cluster's run stops: at its turn's end, but not before
+ * MIN_RUN_MS from now, and never past the function's own latest stop.
+ */
+export const runDeadlineMs = (
+  nowMs: number,
+  latestStopMs: number,
+  stopAtMs: number
+): number => Math.min(latestStopMs, Math.max(stopAtMs, nowMs + MIN_RUN_MS));
+
 /** A failed watch-mode run is run again after 1 s, doubling to 30 s. */
 const RUN_RETRY_INITIAL_MS = 1_000;
 const RUN_RETRY_MAX_MS = 30_000;
@@ -95,7 +113,11 @@ export const runBridgeTurn = async (
         }
         const open = await deps.connect(record);
         connection = open;
-        const deadlineMs = Math.min(latestStop, part.stopAtMs);
+        const deadlineMs = runDeadlineMs(
+          deps.clock.now(),
+          latestStop,
+          part.stopAtMs
+        );
         const report = await retryWithinTurn(
           (first) =>
             runClusterBridge(

@@ -9,8 +9,10 @@ import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
 import {
+  MIN_RUN_MS,
   retryWithinTurn,
   runBridgeTurn,
+  runDeadlineMs,
 } from '#lib/bridge/bridge-invocation.js';
 import { parseBridgeTurn } from '#lib/bridge/bridge-turn.js';
 import { InvalidClusterRecordError } from '#lib/cluster/record.js';
@@ -143,6 +145,17 @@ describe('retryWithinTurn', () => {
       })
     ).rejects.toThrow('DynamoDB checkpoint failed');
     expect(firsts).toEqual([true]);
+  });
+});
+
+describe('runDeadlineMs', () => {
+  it("converges-after-faults: lets a run whose clock is ahead of the dispatcher's watch for a while instead of finding its turn over (campaign seed 1018)", () => {
+    // A turn planned to end 1.5 s after launch, on a container 1.8 s ahead.
+    const now = 1_000_000;
+    expect(runDeadlineMs(now, now + 880_000, now - 300)).toBe(now + MIN_RUN_MS);
+    // A normal turn keeps its end; the function's timeout bounds both.
+    expect(runDeadlineMs(now, now + 880_000, now + 60_000)).toBe(now + 60_000);
+    expect(runDeadlineMs(now, now + 2_000, now - 300)).toBe(now + 2_000);
   });
 });
 
