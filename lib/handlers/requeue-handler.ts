@@ -18,7 +18,8 @@ export const createRequeueHandler = (o: {
     logger: o.logger,
     dropMessage: 'dropping timer message',
     handlerFor: () => async (record) => {
-      const outcome = await fireTimer(record.body, o.timers);
+      const redelivered = Number(record.attributes.ApproximateReceiveCount) > 1;
+      const outcome = await fireTimer(record.body, o.timers, redelivered);
       o.logger.debug('timer handled', { messageId: record.messageId, outcome });
     },
   });

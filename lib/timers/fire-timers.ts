@@ -19,7 +19,9 @@
  * - Delays beyond 900 s are chained: a message delivered while its due time
  *   is still more than TIMER_SLACK_MS away is sent again with the rest.
  * - Delivery is at least once: firing adds the key before it disarms the
- *   timer, so a crash in between re-adds (coalesced) rather than losing it.
+ *   timer, so a crash in between re-adds (coalesced) rather than losing it;
+ *   a due message delivered again always adds (its first attempt may have
+ *   died holding the key's dirty mark unsent), even when superseded.
  */
 
 import {
@@ -63,20 +65,24 @@ export type TimerOutcome = 'fired' | 'rescheduled' | 'superseded';
  */
 export const fireTimer = async (
   body: string,
-  deps: FireTimerDeps
+  deps: FireTimerDeps,
+  redelivered = false
 ): Promise<TimerOutcome> => {
   const timer = parseTimerMessage(body);
   // Checked first, so a replaced timer also stops being chained: a
   // superseded 1-hour timer costs one message, not four.
   const armed = await deps.marks.armedTimer(timer.key);
-  if (
+  const superseded =
     armed === undefined ||
-    (armed.token !== timer.token && armed.dueAtMs <= timer.dueAtMs)
-  ) {
-    return 'superseded';
-  }
+    (armed.token !== timer.token && armed.dueAtMs <= timer.dueAtMs);
   const remainingMs = timer.dueAtMs - deps.clock.now();
-  if (remainingMs > TIMER_SLACK_MS) {
+  const due = remainingMs <= TIMER_SLACK_MS;
+  // A due timer delivered again adds its key even when superseded: its
+  // first attempt may have died between marking the key dirty and sending
+  // (the mark then swallows other adds for a while — the timer that
+  // replaced this one included — and this retry is what sends).
+  if (superseded && !(redelivered && due)) return 'superseded';
+  if (!due) {
     await deps.delayQueue.send(
       formatTimerMessage(timer),
       delaySecondsFor(remainingMs)
@@ -87,7 +93,7 @@ export const fireTimer = async (
   // adds again (coalesced by the dirty mark). The reverse order could lose it.
   await deps.workQueue.add(timer.key);
   // Only its own timer: a later one replacing it still has to fire.
-  if (armed.token === timer.token) {
+  if (armed?.token === timer.token) {
     await deps.marks.disarmTimer(timer.key, timer.token);
   }
   return 'fired';

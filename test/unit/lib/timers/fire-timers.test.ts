@@ -96,6 +96,30 @@ describe('fireTimer', () => {
     expect(workQueue.added).toEqual([KEY]);
   });
 
+  it("converges-after-faults: adds the key of a due timer delivered again even when it was superseded, as its first attempt may have died holding the key's mark unsent (campaign seed 1017)", async () => {
+    // Prepare: the timer's first attempt died after marking the key; the
+    // timer that replaced it fired (its add swallowed by that mark) and
+    // disarmed.
+    const { body, token } = await arm(1_000);
+    clock.step(1_000);
+    await marks.disarmTimer(KEY, token);
+    // Act
+    const firstDelivery = await fireTimer(body, deps);
+    const redelivered = await fireTimer(body, deps, true);
+    // Assess
+    expect(firstDelivery).toBe('superseded');
+    expect(redelivered).toBe('fired');
+    expect(workQueue.added).toEqual([KEY]);
+  });
+
+  it('still drops a superseded timer delivered again while not yet due', async () => {
+    const { body, token } = await arm(60_000);
+    await marks.disarmTimer(KEY, token);
+    expect(await fireTimer(body, deps, true)).toBe('superseded');
+    expect(workQueue.added).toEqual([]);
+    expect(delayQueue.sent).toEqual([]);
+  });
+
   it('sends an early timer on with the remaining delay, rounded up', async () => {
     // Prepare
     const { body, token } = await arm(10_000);
