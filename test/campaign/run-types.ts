@@ -4,7 +4,7 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import type { ClusterReader } from '#lib/ports/index.js';
-import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
 import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
@@ -53,18 +53,34 @@ export interface RunOptions {
  */
 export type PlantedBug = 'stale-cache';
 
-/** Returns `reader` with the versions its lists must reach ignored. */
-const ignoringSeenVersions = (reader: ClusterReader): ClusterReader =>
-  new Proxy(reader, {
+/** How far the planted stale informer lags behind the cluster. */
+const PLANTED_LAG_MS = 2_000;
+
+/**
+ * Returns `reader` as a stale informer: the versions its lists must reach
+ * ignored, and a DaemonSet's pods answered from a list up to
+ * PLANTED_LAG_MS old.
+ */
+const ignoringSeenVersions = (reader: ClusterReader): ClusterReader => {
+  const lagging = new Map<string, { atMs: number; pods: Promise<Pod[]> }>();
+  return new Proxy(reader, {
     get: (target, name) => {
       if (name === 'listPods') {
-        return (ns: string, owner: DaemonSet) => target.listPods(ns, owner);
+        return (ns: string, owner: DaemonSet) => {
+          const id = `${ns}/${owner.metadata?.uid ?? ''}`;
+          const held = lagging.get(id);
+          if (held && Date.now() - held.atMs < PLANTED_LAG_MS) return held.pods;
+          const pods = target.listPods(ns, owner);
+          lagging.set(id, { atMs: Date.now(), pods });
+          return pods;
+        };
       }
       if (name === 'listNodes') return () => target.listNodes();
       const value = Reflect.get(target, name);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+};
 
 /** Returns the wiring with `bug` planted in it. */
 export const planted = (
