@@ -15,7 +15,7 @@ import {
   isExpired,
   lowered,
 } from '../reconcile/expectations.js';
-import { observedAfter } from './observed-events.js';
+import { observedAfter, observedCounts } from './observed-events.js';
 
 /** Expectations kept in a Map, keyed by DaemonSet key. */
 export class ExpectationsTable implements ExpectationsStore {
@@ -61,8 +61,8 @@ export class ExpectationsTable implements ExpectationsStore {
   ): Promise<void> {
     const counts = observedAfter(events, this.#through.get(key));
     if (counts === undefined) {
-      const add = events.filter((e) => e.observed === 'creation').length;
-      return this.lowerExpectations(key, add, events.length - add);
+      const { add, del } = observedCounts(events);
+      return this.lowerExpectations(key, add, del);
     }
     if (counts.newest === undefined) return;
     this.#through.set(key, counts.newest);

@@ -44,3 +44,11 @@ export const observedAfter = (
   }
   return out;
 };
+
+/** Counts the creations and deletions of `events`, versions aside. */
+export const observedCounts = (
+  events: readonly ObservedPodEvent[]
+): { add: number; del: number } => {
+  const add = events.filter((e) => e.observed === 'creation').length;
+  return { add, del: events.length - add };
+};

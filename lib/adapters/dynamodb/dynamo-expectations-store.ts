@@ -14,6 +14,7 @@ import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   type ObservedCounts,
   observedAfter,
+  observedCounts,
 } from '../../policy/observed-events.js';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type { ExpectationsStore, ObservedPodEvent } from '../../ports/index.js';
@@ -177,8 +178,8 @@ export class DynamoExpectationsStore
     for (let attempt = 0; attempt < MAX_LOWER_ATTEMPTS; attempt++) {
       const counts = observedAfter(events, through);
       if (counts === undefined) {
-        const add = events.filter((e) => e.observed === 'creation').length;
-        return this.lowerExpectations(key, add, events.length - add);
+        const { add, del } = observedCounts(events);
+        return this.lowerExpectations(key, add, del);
       }
       if (counts.newest === undefined) return;
       const outcome = await lowerThrough(
