@@ -27,6 +27,20 @@ describe('DynamoOwnershipStore', () => {
     expect(counts).toEqual([1, 1, 2]);
   });
 
+  it('counts the first sightings of two DaemonSets made at once as two (two DaemonSets fenced together fence the cluster)', async () => {
+    // Act: several rounds, each a fresh item, both calls in flight at once.
+    const rounds = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        Promise.all([
+          store.recordForeignWrites(`race-${i}`, 'ns/a'),
+          store.recordForeignWrites(`race-${i}`, 'ns/b'),
+        ])
+      )
+    );
+    // Assess: one of each pair counted 1, the other 2.
+    expect(rounds.map((r) => [...r].sort())).toEqual(rounds.map(() => [1, 2]));
+  });
+
   it('starts a new window once the old one ended', async () => {
     // Prepare
     await store.recordForeignWrites('c2', 'a');

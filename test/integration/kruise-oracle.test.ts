@@ -24,6 +24,7 @@ import type {
   Pod,
 } from '#lib/reconcile/k8s/types.js';
 import { getPatch } from '#lib/reconcile/revision-hash.js';
+import { reportLogOnFailure } from '../helpers/failure-report.js';
 import {
   advancedDaemonSetsPath,
   ensureAdvancedDaemonSetCrd,
@@ -166,6 +167,7 @@ const settle = async (
 
 describe('OpenKruise kruise-manager as the oracle of the own kind', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let kruise: KruiseManager | undefined;
   let sides: [Side, Side];
   /** The scenario's nodes in Kruise's order (byte-wise ascending). */

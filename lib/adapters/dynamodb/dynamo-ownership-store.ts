@@ -51,28 +51,39 @@ export class DynamoOwnershipStore
   }
 
   async recordForeignWrites(cluster: string, detail: string): Promise<number> {
+    // A window another caller starts between our count and our start is
+    // counted into on the next round (two DaemonSets fenced at once must
+    // count two, or the cluster is never fenced).
+    for (let round = 0; ; round++) {
+      const counted = await this.#countInWindow(cluster, detail);
+      if (counted !== undefined) return counted;
+      if (await this.#startWindow(cluster, detail)) return 1;
+      if (round > 0) {
+        throw new Error(`fight window of ${cluster} keeps changing`);
+      }
+    }
+  }
+
+  /**
+   * Counts a sighting within the current window: its count (the same
+   * writes seen again are not counted twice), or undefined when no window
+   * is running.
+   */
+  async #countInWindow(
+    cluster: string,
+    detail: string
+  ): Promise<number | undefined> {
     const now = this.clock.now();
-    const pk = `fight#${cluster}`;
-    const fresh = {
-      ':one': num(1),
-      ':now': num(now),
-      ':detail': str(detail.slice(0, 500)),
-      ':expiresAt': num(toEpochSeconds(now + FIGHT_WINDOW_MS)),
-    };
-    // Count within the current window; an expired window starts again.
+    const shown = detail.slice(0, 500);
     const counted = await conditionalWrite(`count fight ${cluster}`, () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: key(pk),
+          Key: key(`fight#${cluster}`),
           ...buildExpression({
             update: 'ADD #count :one SET #detail = :detail',
             condition: '#windowEndMs > :now AND #detail <> :detail',
-            values: {
-              ':one': fresh[':one'],
-              ':now': fresh[':now'],
-              ':detail': fresh[':detail'],
-            },
+            values: { ':one': num(1), ':now': num(now), ':detail': str(shown) },
           }),
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -81,27 +92,35 @@ export class DynamoOwnershipStore
     );
     if (counted.ok) return readNumber(counted.attributes, 'count') ?? 1;
     const old = counted.old;
-    if (
-      (readNumber(old, 'windowEndMs') ?? 0) > now &&
-      readString(old, 'detail') === fresh[':detail'].S
-    ) {
-      return readNumber(old, 'count') ?? 1; // the same writes, seen again
-    }
-    await callDynamo(`start fight window ${cluster}`, () =>
-      this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: {
-            ...key(pk),
-            count: num(1),
-            detail: fresh[':detail'],
-            windowEndMs: num(now + FIGHT_WINDOW_MS),
-            expiresAt: fresh[':expiresAt'],
-          },
-        })
-      )
+    if ((readNumber(old, 'windowEndMs') ?? 0) <= now) return undefined;
+    return readNumber(old, 'count') ?? 1; // the same writes, seen again
+  }
+
+  /** Starts a window with this sighting; false if another one just began. */
+  async #startWindow(cluster: string, detail: string): Promise<boolean> {
+    const now = this.clock.now();
+    const started = await conditionalWrite(
+      `start fight window ${cluster}`,
+      () =>
+        this.client.send(
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: {
+              ...key(`fight#${cluster}`),
+              count: num(1),
+              detail: str(detail.slice(0, 500)),
+              windowEndMs: num(now + FIGHT_WINDOW_MS),
+              expiresAt: num(toEpochSeconds(now + FIGHT_WINDOW_MS)),
+            },
+            ...buildExpression({
+              condition:
+                'attribute_not_exists(#windowEndMs) OR #windowEndMs <= :now',
+              values: { ':now': num(now) },
+            }),
+          })
+        )
     );
-    return 1;
+    return started.ok;
   }
 
   async fence(id: string, reason: string, ttlMs?: number): Promise<void> {

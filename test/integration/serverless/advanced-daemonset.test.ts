@@ -17,6 +17,7 @@ import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import {
   advancedDaemonSetsPath,
   ensureAdvancedDaemonSetCrd,
@@ -141,6 +142,7 @@ const managersOf = (obj: { metadata?: DaemonSet['metadata'] }): string[] =>
 
 describe('serverless runtime: the own kind beside kube-controller-manager’s DaemonSet controller', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let upstream: Component | undefined;
   const nativeNs = `native-${Date.now().toString(36)}`;
 

@@ -3,6 +3,7 @@
  * handler → API server, state in DynamoDB, under the least-privilege role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -10,6 +11,7 @@ import { eventually } from './stack.js';
 
 describe('serverless runtime: a new DaemonSet', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
 
   beforeAll(async () => {
     s = await E2eScenario.start('sls-new', { nodes: 5 });

@@ -15,6 +15,7 @@ import { systemClock } from '#lib/adapters/system-clock.js';
 import type { BackoffEntry } from '#lib/reconcile/backoff-policy.js';
 import { EventReason } from '#lib/reconcile/events.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { failPod, getAgent, livePodsByNode } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -30,6 +31,7 @@ interface Failure {
 
 describe('serverless runtime: failed daemon pods', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let node: string;
   let backoff: DynamoFailedPodBackoffStore;
   let current: Pod;

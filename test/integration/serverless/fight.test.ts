@@ -18,6 +18,7 @@ import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import {
   createAgentDaemonSet,
   createDaemonSet,
@@ -53,6 +54,7 @@ const setImage = (
 
 describe('serverless runtime: another DaemonSet controller in the cluster', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let upstream: Component | undefined;
 
   beforeAll(async () => {

@@ -12,6 +12,7 @@ import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import { ControlPlane } from '../../../lib/local-cluster/control-plane.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import {
   createAgentDaemonSet,
   createNamespace,
@@ -26,6 +27,7 @@ const median = (xs: number[]) =>
 describe('serverless runtime: cluster isolation', () => {
   const sick = `sick-${Date.now().toString(36)}`;
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let other: ControlPlane;
   let otherHttp: KubeHttp;
   let image = 1;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import {
   advancedDaemonSetsPath,
   ensureAdvancedDaemonSetCrd,
@@ -18,6 +19,7 @@ import { eventually } from './stack.js';
 
 describe('kubectl dsr (the kubectl plugin for AdvancedDaemonSets)', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   const written: string[] = [];
   const deps: PluginDeps = {
     open: (t) =>

@@ -10,6 +10,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged, podUidsByNode } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -20,6 +21,7 @@ const ROLLOUT_TIMEOUT_MS = 90_000;
 
 describe('kubectl rollout on apps/v1 DaemonSets the product reconciles', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
 
   /** Runs kubectl on the test bed; returns its output and exit code. */
   const kubectl = async (

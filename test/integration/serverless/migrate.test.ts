@@ -23,6 +23,7 @@ import {
   type Component,
   stopProcess,
 } from '../../../lib/local-cluster/processes.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { FakeLogger } from '../../helpers/fakes/fake-logger.js';
 import {
   advancedDaemonSetsPath,
@@ -54,6 +55,7 @@ const uidsByNode = (pods: readonly Pod[]) =>
 
 describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   let upstream: Component | undefined;
 
   beforeAll(async () => {

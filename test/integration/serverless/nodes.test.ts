@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import {
   deletePod,
@@ -27,6 +28,7 @@ const PODGC_TIMEOUT_MS = 150_000;
 
 describe('serverless runtime: node changes', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
   /** The nodes the DaemonSet should run on after the last step. */
   let eligible: string[] = [];
 

@@ -5,6 +5,7 @@
  * change to convergence), not only at the end.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import {
   deletePod,
@@ -68,6 +69,7 @@ const rollOut = async (s: E2eScenario) => {
 
 describe('serverless runtime: RollingUpdate with maxUnavailable 1', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
 
   beforeAll(async () => {
     s = await startConverged('sls-ru', {
@@ -94,6 +96,7 @@ describe('serverless runtime: RollingUpdate with maxUnavailable 1', () => {
 
 describe('serverless runtime: RollingUpdate with maxSurge 1', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
 
   beforeAll(async () => {
     s = await startConverged('sls-surge', {
@@ -121,6 +124,7 @@ describe('serverless runtime: RollingUpdate with maxSurge 1', () => {
 
 describe('serverless runtime: OnDelete', () => {
   let s: E2eScenario;
+  reportLogOnFailure(() => s?.stack?.logger);
 
   beforeAll(async () => {
     s = await startConverged('sls-ondelete', { type: 'OnDelete' });
