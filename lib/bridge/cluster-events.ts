@@ -272,11 +272,14 @@ export class ClusterEvents {
   async resumePodsWithoutHistory(): Promise<string> {
     // What was remembered of pods is stale now (deletes were missed).
     this.#pods.clear();
+    // The point first: a sync sets its expectations before it creates, so a
+    // create before the point had them set before the drop below; one set
+    // after the drop creates after the point, and the watch delivers it.
+    const resourceVersion = await this.currentVersion('pods');
     for (const key of this.#view.keys()) {
       await this.#d.expectations.deleteExpectations(key);
     }
     // Every sync now must read pods at least as fresh as the resume point.
-    const resourceVersion = await this.currentVersion('pods');
     await this.enqueueAll(false, { collection: 'pods', resourceVersion });
     return resourceVersion;
   }

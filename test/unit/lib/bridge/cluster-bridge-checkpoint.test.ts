@@ -246,4 +246,49 @@ describe('runClusterBridge checkpoints', () => {
       resourceVersion: '41',
     });
   });
+
+  it('converges-after-faults: reads the resume point before dropping the expectations, so a create made after the drop is one the pod watch delivers (campaign seed 327)', async () => {
+    // Prepare: a sync sets its expectations just after the drop and its pod
+    // lands at version 42, before the bridge would have read the resume
+    // point: read after the drop, that point (42) would skip the pod's event
+    // and leave the expectations unmet until they expire (5 min).
+    const ds = newDaemonSet('a');
+    const key = 'c1/default/a';
+    let current = 41;
+    class SyncRacingDrop extends MemoryExpectationsStore {
+      override async deleteExpectations(k: string): Promise<void> {
+        await super.deleteExpectations(k);
+        if (k !== key || current !== 41) return;
+        await this.setExpectations(key, 1, 0);
+        current = 42; // the sync's pod is created
+      }
+    }
+    const expectations = new SyncRacingDrop({ clock: systemClock });
+    const podWatchFrom: string[] = [];
+    const watch: ClusterWatch = {
+      list: async <T extends KubeObject>(resource: string) => ({
+        items: (resource === 'daemonSets' ? [ds] : []) as T[],
+        resourceVersion: '40',
+      }),
+      currentVersion: async () => String(current),
+      watch: <T extends KubeObject>(
+        resource: string,
+        rv: string,
+        _timeout: number,
+        signal: AbortSignal
+      ): AsyncIterable<WatchEvent<T>> => {
+        if (resource === 'pods') podWatchFrom.push(rv);
+        return quietUntil<T>(signal);
+      },
+    };
+    const leases = leasesWith((c, h, v, t) =>
+      leases.store.checkpoint(c, h, v, t)
+    );
+    // Act
+    await runBridge(watch, leases, new MemoryNodeIndexStore(), expectations);
+    // Assess: the pod watch starts before the pod, so its ADDED event lowers
+    // the expectations set after the drop.
+    expect(await expectations.satisfiedExpectations(key)).toBe(false);
+    expect(podWatchFrom[0]).toBe('41');
+  });
 });
