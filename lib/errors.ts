@@ -27,6 +27,19 @@ export class SyncError extends ReconcilerError {
   }
 }
 
+/**
+ * A sync's expectations write failed with an unknown outcome and could not be
+ * undone: they may expect writes that will never come. The attempt is left
+ * to fail as a dead one (its message redelivered, and a redelivered attempt
+ * drops the key's expectations) instead of being retried with them.
+ */
+export class UnsettledExpectationsError extends ReconcilerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UnsettledExpectationsError';
+  }
+}
+
 /** An object from the cluster breaks an invariant the API server enforces. */
 export class InvalidObjectError extends ReconcilerError {
   constructor(message: string, options?: ErrorOptions) {

@@ -10,6 +10,7 @@ import {
   hasNamespaceTerminatingCause,
   isApiError,
   toError,
+  UnsettledExpectationsError,
 } from '../errors.js';
 import {
   readinessGatesFor,
@@ -23,6 +24,34 @@ import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
 import { slowStartBatchSizes } from '../reconcile/slow-start.js';
 import type { SyncContext } from './context.js';
+
+/**
+ * Sets this round's expectations. Upstream's write is in memory; ours may
+ * fail and still have landed (a lost answer, a timeout), leaving a record of
+ * writes no call will make, which would hold every later sync back until it
+ * expires. Nothing is created or deleted yet, so the record is dropped
+ * before the error goes on; if that fails too, the attempt must end as a
+ * dead one (UnsettledExpectationsError).
+ */
+const setExpectationsOrUndo = async (
+  ctx: SyncContext,
+  adds: number,
+  dels: number
+): Promise<void> => {
+  try {
+    await ctx.deps.expectations.setExpectations(ctx.key, adds, dels);
+  } catch (e) {
+    try {
+      await ctx.deps.expectations.deleteExpectations(ctx.key);
+    } catch (undo) {
+      throw new UnsettledExpectationsError(
+        `expectations of ${ctx.key} may be set, and dropping them failed: ${toError(undo).message}`,
+        { cause: e }
+      );
+    }
+    throw e;
+  }
+};
 
 /** What one `syncNodes` call did. */
 export interface SyncNodesResult {
@@ -171,11 +200,7 @@ export const syncNodes = async (
   const burst = getBurstReplicas(ctx.ds, changes.desiredNumberScheduled);
   const toCreate = changes.nodesNeedingDaemonPods.slice(0, burst);
   const toDelete = podsToDelete.slice(0, burst);
-  await ctx.deps.expectations.setExpectations(
-    ctx.key,
-    toCreate.length,
-    toDelete.length
-  );
+  await setExpectationsOrUndo(ctx, toCreate.length, toDelete.length);
   const created = await createPods(ctx, toCreate, hash, errors);
   const deleted = await deletePods(ctx, toDelete, errors);
   if (errors.length > 0) {

@@ -6,7 +6,11 @@
  * and requeue after 5 ms · 2^failures (≤ 1000 s). The same code serves the
  * reconcile Lambda and the local run; only the queue adapters differ.
  */
-import { TerminalError, toError } from '../errors.js';
+import {
+  TerminalError,
+  toError,
+  UnsettledExpectationsError,
+} from '../errors.js';
 import type {
   Logger,
   SeenVersions,
@@ -38,8 +42,8 @@ export interface ProcessKeyDeps {
 
 /**
  * Syncs `key` once and settles its queue state; returns how it ended. Throws
- * only when the queue state itself cannot be updated (the message is then
- * redelivered).
+ * only when the queue state itself cannot be updated, or the key's
+ * expectations are unsettled (the message is then redelivered).
  *
  * @example
  * const result = await processKey('prod/kube-system/agent', deps);
@@ -53,6 +57,8 @@ export const processKey = async (
   try {
     result = await deps.sync(key, seen);
   } catch (e) {
+    // Left to redelivery, whose attempt drops the key's expectations.
+    if (e instanceof UnsettledExpectationsError) throw e;
     const error = toError(e);
     if (e instanceof TerminalError) {
       if (failures > 0) await deps.ledger.forget(key);

@@ -4,7 +4,11 @@
  * nothing is done twice.
  */
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, NAMESPACE_TERMINATING_CAUSE } from '#lib/errors.js';
+import {
+  KubeApiError,
+  NAMESPACE_TERMINATING_CAUSE,
+  UnsettledExpectationsError,
+} from '#lib/errors.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
   makeFailedPods,
@@ -146,6 +150,48 @@ describe('syncDaemonSet when ports fail', () => {
       expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(false);
       h.clock.step(5 * 60_000 + 1);
       expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
+    });
+  });
+
+  describe('expectations', () => {
+    /** Expectations whose write lands and then reports a failure. */
+    const landingThenFailing = (h: ReturnType<typeof newHarness>) => {
+      const set = h.expectations.setExpectations.bind(h.expectations);
+      h.expectations.setExpectations = async (key, adds, dels) => {
+        await set(key, adds, dels);
+        throw new Error('TimeoutError: the answer was lost');
+      };
+    };
+
+    it('converges-after-faults: drops expectations whose write failed but landed, so the next sync creates (campaign seed 371)', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      landingThenFailing(h);
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess: the sync failed before any create, and left nothing expected.
+      expect(error?.message).toContain('TimeoutError');
+      expect(h.cluster.pods).toHaveLength(0);
+      expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
+    });
+
+    it('ends the attempt as a dead one when the failed expectations cannot be dropped either', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      landingThenFailing(h);
+      h.expectations.deleteExpectations = async () => {
+        throw new Error('ThrottlingException');
+      };
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeInstanceOf(UnsettledExpectationsError);
+      expect(error?.message).toContain('ThrottlingException');
+      expect(h.cluster.pods).toHaveLength(0);
     });
   });
 

@@ -16,6 +16,7 @@ import {
   KubeApiError,
   SyncError,
   TerminalError,
+  UnsettledExpectationsError,
 } from '#lib/errors.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
@@ -161,6 +162,21 @@ describe('processKey', () => {
     );
     // Assess
     expect(out.outcome).toBe('dropped');
+    expect(queue.numRequeues('c/ns/a')).toBe(0);
+    expect(queue.length).toBe(0);
+    queue.shutDown();
+  });
+
+  it('leaves a sync with unsettled expectations to redelivery: throws, counts no failure, requeues nothing (campaign seed 371)', async () => {
+    // Act
+    const out = processKey(
+      'c/ns/a',
+      deps(async () => {
+        throw new UnsettledExpectationsError('may be set');
+      })
+    );
+    // Assess
+    await expect(out).rejects.toBeInstanceOf(UnsettledExpectationsError);
     expect(queue.numRequeues('c/ns/a')).toBe(0);
     expect(queue.length).toBe(0);
     queue.shutDown();
