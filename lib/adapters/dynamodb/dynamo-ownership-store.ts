@@ -24,6 +24,7 @@ import {
   readString,
   str,
 } from './dynamo-call.js';
+import { DynamoStateError } from './dynamo-state-error.js';
 import { DynamoStore } from './dynamo-store.js';
 import { PARTITION_KEY, toEpochSeconds } from './table-schema.js';
 
@@ -59,7 +60,9 @@ export class DynamoOwnershipStore
       if (counted !== undefined) return counted;
       if (await this.#startWindow(cluster, detail)) return 1;
       if (round > 0) {
-        throw new Error(`fight window of ${cluster} keeps changing`);
+        throw new DynamoStateError(
+          `count fight ${cluster}: its window kept changing`
+        );
       }
     }
   }
