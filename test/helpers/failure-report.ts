@@ -8,10 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import { FAILURE_REPORT_DIR } from './failure-report-dir.js';
 import type { FakeLogger } from './fakes/fake-logger.js';
 
-/** Where failed tests leave their reports (read by summary-reporter.ts). */
-export const FAILURE_REPORT_DIR = path.resolve('.build/test-failures');
 /** How much of one field object a report line keeps. */
 const FIELDS_CHARS = 200;
 /** Fields that only correlate lines: left out to keep lines short. */
@@ -24,10 +23,7 @@ const shownFields = (fields: object | undefined): string => {
 };
 
 /** Renders log lines as `+seconds level message {fields}`, from `sinceMs`. */
-export const renderLogTail = (
-  lines: FakeLogger['lines'],
-  sinceMs: number
-): string[] =>
+const renderLogTail = (lines: FakeLogger['lines'], sinceMs: number): string[] =>
   lines
     .filter((l) => l.level !== 'debug' && l.atMs >= sinceMs)
     .map((l) => {

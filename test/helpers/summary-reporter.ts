@@ -11,14 +11,14 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { SerializedError } from 'vitest';
 import type { Reporter, TestModule } from 'vitest/node';
-import { FAILURE_REPORT_DIR } from './failure-report.js';
+import { FAILURE_REPORT_DIR } from './failure-report-dir.js';
 
 /** Lines of one failure report shown at the end of a run. */
 const REPORT_TAIL_LINES = 30;
 /** Reports shown at most (the rest stay in their folder). */
 const REPORTS_SHOWN = 3;
 
-/** Each report's heading and closing lines, oldest report first. */
+/** Each report's heading and closing lines, reports in name order. */
 const failureReports = (): string[] => {
   let files: string[];
   try {

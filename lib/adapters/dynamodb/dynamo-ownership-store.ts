@@ -52,13 +52,14 @@ export class DynamoOwnershipStore
   }
 
   async recordForeignWrites(cluster: string, detail: string): Promise<number> {
+    const shown = detail.slice(0, 500);
     // A window another caller starts between our count and our start is
     // counted into on the next round (two DaemonSets fenced at once must
     // count two, or the cluster is never fenced).
     for (let round = 0; ; round++) {
-      const counted = await this.#countInWindow(cluster, detail);
+      const counted = await this.#countInWindow(cluster, shown);
       if (counted !== undefined) return counted;
-      if (await this.#startWindow(cluster, detail)) return 1;
+      if (await this.#startWindow(cluster, shown)) return 1;
       if (round > 0) {
         throw new DynamoStateError(
           `count fight ${cluster}: its window kept changing`
@@ -77,7 +78,6 @@ export class DynamoOwnershipStore
     detail: string
   ): Promise<number | undefined> {
     const now = this.clock.now();
-    const shown = detail.slice(0, 500);
     const counted = await conditionalWrite(`count fight ${cluster}`, () =>
       this.client.send(
         new UpdateItemCommand({
@@ -86,7 +86,11 @@ export class DynamoOwnershipStore
           ...buildExpression({
             update: 'ADD #count :one SET #detail = :detail',
             condition: '#windowEndMs > :now AND #detail <> :detail',
-            values: { ':one': num(1), ':now': num(now), ':detail': str(shown) },
+            values: {
+              ':one': num(1),
+              ':now': num(now),
+              ':detail': str(detail),
+            },
           }),
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -111,7 +115,7 @@ export class DynamoOwnershipStore
             Item: {
               ...key(`fight#${cluster}`),
               count: num(1),
-              detail: str(detail.slice(0, 500)),
+              detail: str(detail),
               windowEndMs: num(now + FIGHT_WINDOW_MS),
               expiresAt: num(toEpochSeconds(now + FIGHT_WINDOW_MS)),
             },
