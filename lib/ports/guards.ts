@@ -22,11 +22,20 @@ export interface ClusterHealth {
 /** Per-cluster health shared by every reconciler. */
 export interface ClusterHealthStore {
   get(cluster: string): Promise<ClusterHealth | undefined>;
-  /** Counts a failure and opens the breaker for `retryAfterMs(failures)`. */
+  /**
+   * Counts a failure and opens the breaker for `retryAfterMs(failures)` —
+   * if the count is still `seenFailures`, what the failing sync saw when it
+   * was admitted (0: healthy). Else another failure of the same period
+   * counted already: syncs that were in flight together fail together and
+   * are one piece of evidence, not several (a classic breaker doubles its
+   * period once per failed probe). Then the stored health is returned
+   * unchanged.
+   */
   recordFailure(
     cluster: string,
     error: string,
-    retryAfterMs: (failures: number) => number
+    retryAfterMs: (failures: number) => number,
+    seenFailures: number
   ): Promise<ClusterHealth>;
   /** Closes the breaker after a success. */
   reset(cluster: string): Promise<void>;

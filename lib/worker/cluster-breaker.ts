@@ -95,7 +95,7 @@ export class ClusterBreaker {
           reason: ApiErrorReason.Unreachable,
           statusCode: 0,
         });
-      const after = await this.#open(cluster, failure, logger);
+      const after = await this.#open(cluster, health, failure, logger);
       await this.#wait(key, after, after.openUntilMs, logger);
       return false;
     }
@@ -119,11 +119,16 @@ export class ClusterBreaker {
       }
       return;
     }
-    await this.#open(cluster, failure, logger);
+    await this.#open(cluster, before, failure, logger);
   }
 
+  /**
+   * Opens the breaker, or doubles its period when `seen` (the health the
+   * failing sync was admitted under) is still current.
+   */
   async #open(
     cluster: string,
+    seen: ClusterHealth | undefined,
     failure: KubeApiError,
     logger: Logger
   ): Promise<ClusterHealth> {
@@ -134,7 +139,8 @@ export class ClusterBreaker {
     const health = await this.#o.health.recordFailure(
       cluster,
       failure.message,
-      clusterRetryAfterMs
+      clusterRetryAfterMs,
+      seen?.failures ?? 0
     );
     this.#o.metrics.recordClusterUnhealthy(cluster, health.failures);
     logger.warn('cluster unhealthy; backing it off', {

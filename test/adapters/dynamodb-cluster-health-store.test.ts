@@ -18,7 +18,7 @@ describe('DynamoClusterHealthStore', () => {
 
   it('grants one probe of a half-open cluster among racing syncs, none while open or healthy, and a failure ends it', async () => {
     // Prepare
-    await store.recordFailure('probe', 'timed out', () => 1_000);
+    await store.recordFailure('probe', 'timed out', () => 1_000, 0);
     const whileOpen = await store.claimProbe('probe', clock.now() + 45_000);
     const healthy = await store.claimProbe('never-failed', clock.now() + 1);
     clock.step(1_000);
@@ -29,7 +29,7 @@ describe('DynamoClusterHealthStore', () => {
       )
     );
     const probing = await store.get('probe');
-    await store.recordFailure('probe', 'timed out again', () => 2_000);
+    await store.recordFailure('probe', 'timed out again', () => 2_000, 1);
     const afterFailure = await store.get('probe');
     clock.step(2_000);
     const next = await store.claimProbe('probe', clock.now() + 45_000);
@@ -46,12 +46,17 @@ describe('DynamoClusterHealthStore', () => {
     expect(await store.get('fresh')).toBeUndefined();
   });
 
-  it('counts failures and opens the breaker for 1 s, 2 s, 4 s', async () => {
-    // Act
+  it('doubles the period once per failed probe: 1 s, 2 s, 4 s', async () => {
+    // Act: each failure comes from a sync admitted under the one before.
     const opened = [];
-    for (let i = 0; i < 3; i++) {
+    for (let seen = 0; seen < 3; seen++) {
       opened.push(
-        await store.recordFailure('c1', 'ECONNREFUSED', clusterRetryAfterMs)
+        await store.recordFailure(
+          'c1',
+          'ECONNREFUSED',
+          clusterRetryAfterMs,
+          seen
+        )
       );
     }
     // Assess
@@ -66,24 +71,63 @@ describe('DynamoClusterHealthStore', () => {
     });
   });
 
-  it('counts every one of 10 concurrent failures and keeps the latest opening', async () => {
+  it('counts 10 concurrent failures of syncs admitted as healthy once (campaign seed 351: five counted failures kept a recovered cluster waiting 15 s)', async () => {
     // Act
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        store.recordFailure('c2', '503', clusterRetryAfterMs)
+        store.recordFailure('c2', '503', clusterRetryAfterMs, 0)
       )
     );
-    // Assess
+    // Assess: one period of 1 s, and every caller was told so.
     const stored = await store.get('c2');
-    expect(stored?.failures).toBe(10);
-    expect(stored?.openUntilMs).toBe(
-      Math.max(...results.map((r) => r.openUntilMs))
+    expect(stored?.failures).toBe(1);
+    expect(stored?.openUntilMs).toBe(clock.now() + 1_000);
+    expect(new Set(results.map((r) => r.openUntilMs))).toEqual(
+      new Set([clock.now() + 1_000])
     );
+  });
+
+  it('counts a failure whose write landed but whose answer was lost once when the SDK sends it again', async () => {
+    // Prepare
+    await store.recordFailure('c4', 'timed out', clusterRetryAfterMs, 0);
+    // Act: the same failure, sent again with the count it was admitted under.
+    const again = await store.recordFailure(
+      'c4',
+      'timed out',
+      clusterRetryAfterMs,
+      0
+    );
+    // Assess
+    expect(again.failures).toBe(1);
+    expect((await store.get('c4'))?.failures).toBe(1);
+  });
+
+  it('counts from nothing over a record past its TTL that DynamoDB has not deleted yet', async () => {
+    // Prepare: three failures a day and more ago.
+    for (let seen = 0; seen < 3; seen++) {
+      await store.recordFailure('c5', 'old', clusterRetryAfterMs, seen);
+    }
+    clock.step(25 * 60 * 60_000);
+    // Act: read as healthy, so admitted with 0 failures seen.
+    const seen = await store.get('c5');
+    const opened = await store.recordFailure(
+      'c5',
+      'new',
+      clusterRetryAfterMs,
+      0
+    );
+    // Assess
+    expect(seen).toBeUndefined();
+    expect(opened.failures).toBe(1);
+    expect(await store.get('c5')).toMatchObject({
+      failures: 1,
+      lastError: 'new',
+    });
   });
 
   it('closes the breaker on reset', async () => {
     // Prepare
-    await store.recordFailure('c3', 'Unauthorized', clusterRetryAfterMs);
+    await store.recordFailure('c3', 'Unauthorized', clusterRetryAfterMs, 0);
     // Act
     await store.reset('c3');
     // Assess

@@ -1,8 +1,9 @@
 /**
  * ClusterHealthStore on the state table (`health#<cluster>` items), shared by
- * every reconciler of the cluster. A failure is one atomic counter update
- * returning the count, then a write that only ever moves `openUntilMs`
- * later; a stale item (TTL lagging) reads as healthy.
+ * every reconciler of the cluster. A failure is one conditional write that
+ * counts it and opens the breaker only if the count is the one its sync saw
+ * when admitted (one escalation per period); a stale item (TTL lagging)
+ * reads as healthy.
  */
 import {
   DeleteItemCommand,
@@ -71,46 +72,47 @@ export class DynamoClusterHealthStore
   async recordFailure(
     cluster: string,
     error: string,
-    retryAfterMs: (failures: number) => number
+    retryAfterMs: (failures: number) => number,
+    seenFailures: number
   ): Promise<ClusterHealth> {
     const now = this.#clock.now();
     const lastError = error.slice(0, MAX_ERROR_LENGTH);
-    const counted = await callDynamo(`count failure ${cluster}`, () =>
+    const failures = seenFailures + 1;
+    const openUntilMs = now + retryAfterMs(failures);
+    // A sync admitted as healthy may also find a record past its TTL (read
+    // as healthy too, but not yet deleted): it counts from nothing.
+    const counted = await conditionalWrite(`count failure ${cluster}`, () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: this.#key(cluster),
           ...buildExpression({
             update:
-              'ADD #failures :one SET #lastError = :error, #expiresAt = :expiresAt REMOVE #probeUntilMs',
+              'SET #failures = :failures, #openUntilMs = :until, #lastError = :error, #expiresAt = :expiresAt REMOVE #probeUntilMs',
+            condition:
+              seenFailures === 0
+                ? 'attribute_not_exists(#failures) OR #expiresAt < :nowS'
+                : '#failures = :seen',
             values: {
-              ':one': num(1),
+              ':failures': num(failures),
+              ':until': num(openUntilMs),
               ':error': str(lastError),
               ':expiresAt': num(toEpochSeconds(now + HEALTH_TTL_MS)),
+              ':seen': num(seenFailures),
+              ':nowS': num(toEpochSeconds(now)),
             },
           }),
-          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         })
       )
     );
-    const failures = readNumber(counted.Attributes, 'failures') ?? 1;
-    const openUntilMs = now + retryAfterMs(failures);
-    // Concurrent failures race here; the latest opening wins.
-    await conditionalWrite(`open breaker ${cluster}`, () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: this.#key(cluster),
-          ...buildExpression({
-            update: 'SET #openUntilMs = :until',
-            condition:
-              'attribute_not_exists(#openUntilMs) OR #openUntilMs < :until',
-            values: { ':until': num(openUntilMs) },
-          }),
-        })
-      )
-    );
-    return { failures, openUntilMs, lastError };
+    if (counted.ok) return { failures, openUntilMs, lastError };
+    // Counted already in this period: the stored opening stands.
+    return {
+      failures: readNumber(counted.old, 'failures') ?? failures,
+      openUntilMs: readNumber(counted.old, 'openUntilMs') ?? openUntilMs,
+      lastError: readString(counted.old, 'lastError') ?? lastError,
+    };
   }
 
   async claimProbe(cluster: string, untilMs: number): Promise<boolean> {

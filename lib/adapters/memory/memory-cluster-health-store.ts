@@ -21,9 +21,14 @@ export class MemoryClusterHealthStore implements ClusterHealthStore {
   async recordFailure(
     cluster: string,
     error: string,
-    retryAfterMs: (failures: number) => number
+    retryAfterMs: (failures: number) => number,
+    seenFailures: number
   ): Promise<ClusterHealth> {
-    const failures = (this.#byCluster.get(cluster)?.failures ?? 0) + 1;
+    const stored = this.#byCluster.get(cluster);
+    if (stored !== undefined && stored.failures !== seenFailures) {
+      return stored;
+    }
+    const failures = (stored?.failures ?? 0) + 1;
     const health = {
       failures,
       openUntilMs: this.#clock.now() + retryAfterMs(failures),

@@ -136,7 +136,7 @@ describe('clusters add, check, unfence and remove', () => {
         close: () => undefined,
       });
       await bed.run('add', '--id', 'prod', '--kubeconfig', file);
-      await bed.health.recordFailure('prod', 'timed out', () => 60_000);
+      await bed.health.recordFailure('prod', 'timed out', () => 60_000, 0);
       // Act
       const checked = await bed.run('check', '--id', 'prod');
       // Assess

@@ -317,7 +317,7 @@ describe('runClustersCli', () => {
         await run('add', '--id', id, '--kubeconfig', file, '--skip-check');
       }
       await ownership.fence('fenced', 'another controller');
-      await health.recordFailure('sick', 'timed out', () => 60_000);
+      await health.recordFailure('sick', 'timed out', () => 60_000, 0);
       await leases.recordFailure('sick', 'run-1');
       await leases.recordFailure('sick', 'run-2');
       await leases.acquire('bridging', 'run-3', 60_000, Date.now() + 600_000);

@@ -447,10 +447,42 @@ describe('Reconciler', () => {
     );
   });
 
+  it('doubles the breaker once for syncs that failed together, not once per sync (campaign seed 351: a recovered cluster kept waiting 15 s)', async () => {
+    // Prepare: both DaemonSets' syncs are admitted before either fails.
+    const { a, b } = twoDaemonSets(h);
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    let opened = () => undefined as void;
+    const gate = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    let waiting = 0;
+    h.cluster.listNodes = async () => {
+      waiting++;
+      await gate;
+      return listNodes();
+    };
+    const deadlineMs = h.clock.now() + 45_000;
+    const syncs = [a, b].map((ds) =>
+      reconciler.forBatch([record(keyOf(ds))], deadlineMs)(record(keyOf(ds)))
+    );
+    await vi.waitFor(() => expect(waiting).toBe(2));
+    // Act: the API server starts refusing; both reads fail.
+    h.cluster.listNodesError = new KubeApiError('list nodes: 429', {
+      reason: ApiErrorReason.TooManyRequests,
+      statusCode: 429,
+    });
+    opened();
+    await Promise.all(syncs);
+    // Assess: one failure counted, the breaker open for 1 s.
+    const stored = await health.get(CLUSTER);
+    expect(stored?.failures).toBe(1);
+    expect(stored?.openUntilMs).toBe(h.clock.now() + 1_000);
+  });
+
   it('requeues a key of a backed-off cluster at least a second later, never in a spin (campaign seed 316: ~40 requeues a second)', async () => {
     // Prepare: the breaker opens for another 100 ms only.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
-    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
     h.clock.step(900);
     // Act
     await runBatch([record(keyOf(ds))]);
@@ -537,7 +569,7 @@ describe('Reconciler', () => {
   it('closes the breaker after the next successful sync', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
-    await health.recordFailure(CLUSTER, 'boom', () => 1_000);
+    await health.recordFailure(CLUSTER, 'boom', () => 1_000, 0);
     h.clock.step(1_001);
     // Act
     await runBatch([record(keyOf(ds))]);
@@ -549,7 +581,7 @@ describe('Reconciler', () => {
   it('lets one sync probe a cluster whose breaker time ran out and requeues the others without a call while it runs (half-open)', async () => {
     // Prepare: a failure some time ago; the probe's sync hangs on a read.
     const { a, b } = twoDaemonSets(h);
-    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
     h.clock.step(1_001);
     const hung = hangNodeLists(h);
     const deadlineMs = h.clock.now() + 45_000;
@@ -580,7 +612,7 @@ describe('Reconciler', () => {
   it('sends a half-open cluster that does not answer its probe in time back to backoff, without a sync', async () => {
     // Prepare: the backoff ran out; the API server now accepts and hangs.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
-    await health.recordFailure(CLUSTER, 'timed out', () => 1_000);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
     h.clock.step(1_001);
     probeAnswer = () => new Promise(() => undefined);
     const reads = h.cluster.reads;
