@@ -5,7 +5,7 @@
  */
 import type { ServerlessRun, StackWindow, UpstreamRun } from './converge.js';
 import { fixed, kib, markdownTable, percentile, seconds } from './markdown.js';
-import type { RawRun } from './raw-create.js';
+import type { RawCreate, RawRun } from './raw-create.js';
 import type { RolloutResult } from './rollout.js';
 import { priceUsage } from './usage-cost.js';
 
@@ -18,6 +18,8 @@ export interface ConvergeRuns {
 
 const RAW =
   'raw create loop: pods POSTed with nodeName, 64 in flight (the API server’s limit)';
+const RAW_SCHEDULED =
+  'raw create loop through kube-scheduler: pods POSTed with the DaemonSet’s node affinity, 64 in flight';
 const RAW_ROLLOUT =
   'raw loop: old pod DELETEd and a new one POSTed per node as the window allows, 64 in flight (the API server’s limit)';
 const SERVERLESS = 'serverless (bridge + SQS + reconcile Lambda)';
@@ -46,23 +48,35 @@ const controllerGroups = (
   ),
 ];
 
+/** A raw create loop's row of the converge table. */
+const rawCreateRow = (
+  who: string,
+  n: number,
+  runs: readonly RawCreate[],
+  writesPerPod: string
+): (string | number)[] => [
+  who,
+  n,
+  runs.length,
+  joinRuns(
+    runs,
+    (r) => `${seconds(r.convergeMs)} (posted in ${seconds(r.createMs)})`
+  ),
+  seconds(median(runs.map((r) => r.convergeMs))),
+  '-',
+  writesPerPod,
+];
+
 /** Returns the time to converge per contender and node count. */
 export const convergeTable = (o: ConvergeRuns): string => {
   const rows: (string | number)[][] = [];
   for (const n of nodeCounts(o.raw)) {
     const mine = o.raw.filter((r) => r.nodes === n);
-    rows.push([
-      RAW,
-      n,
-      mine.length,
-      joinRuns(
-        mine,
-        (r) => `${seconds(r.convergeMs)} (posted in ${seconds(r.createMs)})`
-      ),
-      seconds(median(mine.map((r) => r.convergeMs))),
-      '-',
-      '1.00',
-    ]);
+    rows.push(rawCreateRow(RAW, n, mine, '1.00'));
+    const scheduled = mine.flatMap((r) => (r.scheduled ? [r.scheduled] : []));
+    if (scheduled.length > 0) {
+      rows.push(rawCreateRow(RAW_SCHEDULED, n, scheduled, '-'));
+    }
   }
   for (const [who, runs] of controllerGroups(o)) {
     for (const n of nodeCounts(runs)) {

@@ -58,6 +58,9 @@ const CREATE: ProgressPlot = {
   yTitle: 'nodes with an available pod',
 };
 
+/** The raw create loop's run through kube-scheduler, in the create plot. */
+const SCHEDULED = 'raw create loop through kube-scheduler';
+
 const ROLLOUT: ProgressPlot = {
   title:
     'Rolling update (maxUnavailable 10 %): share of nodes with an updated, available pod over time',
@@ -80,6 +83,11 @@ const progressSpec = (
       run: i,
     })),
     ...(data.raw ?? []).map((r, i) => ({ r, who: plot.raw, run: i })),
+    ...(plot === CREATE ? (data.raw ?? []) : []).flatMap((r, i) =>
+      r.scheduled
+        ? [{ r: { nodes: r.nodes, ...r.scheduled }, who: SCHEDULED, run: i }]
+        : []
+    ),
   ].flatMap(({ r, who, run }) => {
     return (plot.pick(r) ?? []).map(([ms, pods]) => ({
       nodes: `${r.nodes} nodes`,

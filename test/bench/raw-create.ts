@@ -3,7 +3,10 @@
  * `spec.nodeName` set (no scheduler, no controller, no rate limit; 64
  * requests in flight, the admin client), timed until all are available —
  * what no DaemonSet controller can beat on this test bed. Then its rolling
- * update (raw-rollout.ts).
+ * update (raw-rollout.ts). Before it, the same loop with the pods left to
+ * kube-scheduler (the DaemonSet's node affinity instead of `nodeName`): the
+ * limit of any controller that places pods as upstream's does, since both
+ * controllers' pods wait for the scheduler's bind on the same 2 cores.
  */
 
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
@@ -21,7 +24,7 @@ import {
 } from './bench-testbed.js';
 import { countingWrites } from './controller-writes.js';
 import { say } from './markdown.js';
-import { inFlightLimit, podBody } from './raw-pods.js';
+import { inFlightLimit, podBody, type RawPlacement } from './raw-pods.js';
 import { rollOutRaw } from './raw-rollout.js';
 import { OLD_IMAGE, type RolloutResult } from './rollout.js';
 
@@ -40,27 +43,73 @@ export interface RawRun {
   series: [number, number][];
   /** Absent in data written before rollouts were measured. */
   rollout?: RolloutResult;
+  /** The same create through kube-scheduler (absent in older data). */
+  scheduled?: RawCreate;
+}
+
+/** One raw create: its pods POSTed, then available. */
+export interface RawCreate {
+  /** All pods POSTed, from the first POST. */
+  createMs: number;
+  /** All pods available, from the first POST. */
+  convergeMs: number;
+  series: [number, number][];
 }
 
 /** POSTs a pod per node, IN_FLIGHT at a time. */
 const postAll = async (
   admin: KubeHttp,
   ns: string,
-  nodes: readonly string[]
+  nodes: readonly string[],
+  placement: RawPlacement
 ) => {
   const limit = inFlightLimit();
   await Promise.all(
     nodes.map((node) =>
       limit(() =>
         admin.request('create pod', 'POST', `/api/v1/namespaces/${ns}/pods`, {
-          body: podBody(node, OLD_IMAGE),
+          body: podBody(node, OLD_IMAGE, placement),
         })
       )
     )
   );
 };
 
-/** Runs the raw create loop on `n` fresh nodes, then its rolling update. */
+/** POSTs a pod per node in `ns`, timed until all are available. */
+const createAll = async (
+  admin: KubeHttp,
+  ns: string,
+  nodes: readonly string[],
+  placement: RawPlacement
+): Promise<RawCreate> => {
+  const started = Date.now();
+  const series: [number, number][] = [[0, 0]];
+  const posting = postAll(admin, ns, nodes, placement).then(
+    () => Date.now() - started
+  );
+  await waitFor(
+    `${nodes.length} raw pods available (${placement})`,
+    async () => {
+      const pods = await livePodsOf(admin, ns, 'agent');
+      const available = pods.filter(isPodAvailable).length;
+      series.push([Date.now() - started, available]);
+      return available >= nodes.length ? true : undefined;
+    },
+    TIMEOUT_MS,
+    POLL_MS
+  );
+  const convergeMs = Date.now() - started;
+  const createMs = await posting;
+  say(
+    `raw (${placement}): ${nodes.length} pods posted in ${createMs} ms, available in ${convergeMs} ms`
+  );
+  return { createMs, convergeMs, series };
+};
+
+/**
+ * Runs the raw create loop on `n` fresh nodes through kube-scheduler, then
+ * bound by nodeName, then its rolling update.
+ */
 export const runRaw = async (
   testbed: BenchTestbed,
   n: number,
@@ -74,32 +123,18 @@ export const runRaw = async (
     labels: { bench: ns },
   });
   try {
-    const started = Date.now();
-    const series: [number, number][] = [[0, 0]];
-    const posting = postAll(admin, ns, nodes).then(() => Date.now() - started);
-    await waitFor(
-      `${n} raw pods available`,
-      async () => {
-        const pods = await livePodsOf(admin, ns, 'agent');
-        const available = pods.filter(isPodAvailable).length;
-        series.push([Date.now() - started, available]);
-        return available >= n ? true : undefined;
-      },
-      TIMEOUT_MS,
-      POLL_MS
-    );
-    const convergeMs = Date.now() - started;
-    const createMs = await posting;
-    say(
-      `raw: ${n} pods posted in ${createMs} ms, available in ${convergeMs} ms`
-    );
+    const viaScheduler = `${ns}-scheduled`;
+    await createNamespace(admin, viaScheduler);
+    const scheduled = await createAll(admin, viaScheduler, nodes, 'scheduler');
+    await cleanUpRun(admin, viaScheduler, []);
+    const bound = await createAll(admin, ns, nodes, 'nodeName');
     const rollout = await countingWrites(
       admin,
       () => rollOutRaw(admin, ns, nodes),
       () => sleep(SETTLE_MS)
     );
     say(`raw: ${n} pods replaced in ${rollout.ms} ms`);
-    return { nodes: n, createMs, convergeMs, series, rollout };
+    return { nodes: n, ...bound, rollout, scheduled };
   } finally {
     await cleanUpRun(admin, ns, nodes);
   }

@@ -1,18 +1,37 @@
 /**
- * What the raw contender sends the API server: pods bound to their node by
- * `spec.nodeName`, at most IN_FLIGHT requests at a time.
+ * What the raw contender sends the API server: pods placed on their node
+ * (bound by `spec.nodeName`, or through kube-scheduler), at most IN_FLIGHT
+ * requests at a time.
  */
+import { replaceDaemonSetPodNodeNameNodeAffinity } from '#lib/reconcile/k8s/node-affinity.js';
 
 /** Requests in flight at once. */
 export const IN_FLIGHT = 64;
 
-/** Returns a pod of `image` bound to `node`, labelled as the agent's. */
-export const podBody = (node: string, image: string) =>
+/**
+ * How a raw pod reaches its node: bound by `spec.nodeName`, or left to
+ * kube-scheduler by the node affinity a DaemonSet controller sets since
+ * Kubernetes 1.12 (upstream's and this product's path).
+ */
+export type RawPlacement = 'nodeName' | 'scheduler';
+
+/** Returns the pod spec fields that put a pod on `node`. */
+const placedOn = (node: string, placement: RawPlacement) =>
+  placement === 'nodeName'
+    ? { nodeName: node }
+    : { affinity: replaceDaemonSetPodNodeNameNodeAffinity(undefined, node) };
+
+/** Returns a pod of `image` placed on `node`, labelled as the agent's. */
+export const podBody = (
+  node: string,
+  image: string,
+  placement: RawPlacement = 'nodeName'
+) =>
   JSON.stringify({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { generateName: 'agent-', labels: { app: 'agent' } },
-    spec: { nodeName: node, containers: [{ name: 'c', image }] },
+    spec: { ...placedOn(node, placement), containers: [{ name: 'c', image }] },
   });
 
 /**

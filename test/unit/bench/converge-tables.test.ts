@@ -219,6 +219,24 @@ describe('convergeTable', () => {
       ['upstream', '4.0', '1.28'],
     ]);
   });
+
+  it('puts the raw loop through kube-scheduler right after the bound one', () => {
+    // Prepare
+    const scheduled = { createMs: 500, convergeMs: 1_500, series: [] };
+    const runs = {
+      serverless: [newServerlessRun()],
+      upstream: [],
+      raw: [newRawRun({ scheduled })],
+    };
+    // Act
+    const rows = cells(convergeTable(runs));
+    // Assess
+    expect(rows.map((r) => [r[0]?.split(':')[0], r[3], r[6]])).toEqual([
+      ['raw create loop', '0.4 (posted in 0.3)', '1.00'],
+      ['raw create loop through kube-scheduler', '1.5 (posted in 0.5)', '-'],
+      ['serverless (bridge + SQS + reconcile Lambda)', '2.0', '1.28'],
+    ]);
+  });
 });
 
 describe('dollarsTable', () => {

@@ -49,4 +49,23 @@ describe('podBody', () => {
     });
     expect(pod.metadata.labels).toEqual({ app: 'agent' });
   });
+
+  it('leaves a pod placed through kube-scheduler unbound, with the DaemonSet controller’s node affinity for its node', () => {
+    // Act
+    const pod = JSON.parse(podBody('n1', 'agent:2', 'scheduler'));
+    // Assess
+    expect(pod.spec.nodeName).toBeUndefined();
+    expect(
+      pod.spec.affinity.nodeAffinity
+        .requiredDuringSchedulingIgnoredDuringExecution
+    ).toEqual({
+      nodeSelectorTerms: [
+        {
+          matchFields: [
+            { key: 'metadata.name', operator: 'In', values: ['n1'] },
+          ],
+        },
+      ],
+    });
+  });
 });
