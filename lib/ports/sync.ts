@@ -62,7 +62,15 @@ export interface Patch {
  * and `SuccessfulDelete`/`FailedDelete` events on the owner.
  */
 export interface PodControl {
-  createPod(namespace: string, pod: Pod, owner: DaemonSet): Promise<void>;
+  /**
+   * Creates the pod; resolves with the created pod's resourceVersion
+   * (undefined where there is none: a dry run).
+   */
+  createPod(
+    namespace: string,
+    pod: Pod,
+    owner: DaemonSet
+  ): Promise<string | undefined>;
   deletePod(namespace: string, name: string, owner: DaemonSet): Promise<void>;
   patchPod(namespace: string, name: string, patch: Patch): Promise<void>;
   /** Patches the pod's status subresource (in-place update conditions). */

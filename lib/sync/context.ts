@@ -27,6 +27,12 @@ export interface SyncDeps {
   failedPodBackoff: FailedPodBackoffStore;
   clock: Clock;
   logger: Logger;
+  /**
+   * Records that the key's later syncs must read pods at least as fresh as
+   * `resourceVersion` (the newest pod this sync created). Absent where
+   * reads are never cached (the local run's direct reads, dry runs).
+   */
+  noteOwnPods?(resourceVersion: string): Promise<void>;
 }
 
 /** One sync in progress. */

@@ -42,11 +42,12 @@ export class DryRunWrites
 {
   readonly writes: PlannedWrite[] = [];
 
-  async createPod(_ns: string, pod: Pod, _owner: DaemonSet): Promise<void> {
+  async createPod(_ns: string, pod: Pod, _owner: DaemonSet) {
     this.writes.push({
       verb: 'create-pod',
       node: getTargetNodeName(pod) ?? '',
     });
+    return undefined;
   }
 
   async deletePod(_ns: string, name: string, _owner: DaemonSet): Promise<void> {

@@ -12,6 +12,7 @@ import {
   toError,
   UnsettledExpectationsError,
 } from '../errors.js';
+import { laterResourceVersion } from '../policy/resource-version.js';
 import {
   readinessGatesFor,
   withReadinessGates,
@@ -59,12 +60,19 @@ export interface SyncNodesResult {
   deleted: number;
 }
 
+/** What the creates of one `syncNodes` call did. */
+interface Creates {
+  created: number;
+  /** The newest resourceVersion among the created pods. */
+  newest?: string;
+}
+
 const createPods = async (
   ctx: SyncContext,
   nodeNames: readonly string[],
   hash: string,
   errors: Error[]
-): Promise<number> => {
+): Promise<Creates> => {
   const { ds, deps, key } = ctx;
   const namespace = ctx.dsKey.namespace;
   const base = createPodTemplate(
@@ -75,6 +83,7 @@ const createPods = async (
   const template = withReadinessGates(base, readinessGatesFor(ds));
   let pos = 0;
   let created = 0;
+  let newest: string | undefined;
   for (const batch of slowStartBatchSizes(nodeNames.length)) {
     const errorCount = errors.length;
     const results = await Promise.allSettled(
@@ -91,6 +100,9 @@ const createPods = async (
     for (const r of results) {
       if (r.status === 'fulfilled') {
         created++;
+        if (r.value !== undefined) {
+          newest = laterResourceVersion(newest, r.value);
+        }
       } else if (!hasNamespaceTerminatingCause(r.reason)) {
         // A namespace being torn down fails every create; upstream leaves
         // those expectations to time out.
@@ -108,7 +120,29 @@ const createPods = async (
       break;
     }
   }
-  return created;
+  return newest === undefined ? { created } : { created, newest };
+};
+
+/**
+ * Read-your-writes: the key's next sync must see these pods. Expectations
+ * usually see to it (the bridge notes an ADDED event's version before it
+ * lowers them), but a pods 410 drops them, and a sync whose creates commit
+ * after the bridge's resume point would leave the next sync, finding no
+ * expectations, free to read a cache that lacks them — and create again.
+ */
+const noteCreated = async (
+  ctx: SyncContext,
+  creates: Creates,
+  errors: Error[]
+): Promise<void> => {
+  if (creates.newest === undefined || ctx.deps.noteOwnPods === undefined) {
+    return;
+  }
+  try {
+    await ctx.deps.noteOwnPods(creates.newest);
+  } catch (e) {
+    errors.push(toError(e));
+  }
 };
 
 const deletePods = async (
@@ -201,7 +235,8 @@ export const syncNodes = async (
   const toCreate = changes.nodesNeedingDaemonPods.slice(0, burst);
   const toDelete = podsToDelete.slice(0, burst);
   await setExpectationsOrUndo(ctx, toCreate.length, toDelete.length);
-  const created = await createPods(ctx, toCreate, hash, errors);
+  const creates = await createPods(ctx, toCreate, hash, errors);
+  await noteCreated(ctx, creates, errors);
   const deleted = await deletePods(ctx, toDelete, errors);
   if (errors.length > 0) {
     throw new AggregateError(
@@ -209,5 +244,5 @@ export const syncNodes = async (
       `syncing pods of DaemonSet ${ctx.key}: ${errors.map((e) => e.message).join('; ')}`
     );
   }
-  return { created, deleted };
+  return { created: creates.created, deleted };
 };

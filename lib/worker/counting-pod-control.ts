@@ -8,8 +8,9 @@ export class CountingPodControl implements PodControl {
   deletes = 0;
   constructor(readonly inner: PodControl) {}
   async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
-    await this.inner.createPod(namespace, pod, owner);
+    const resourceVersion = await this.inner.createPod(namespace, pod, owner);
     this.creates++;
+    return resourceVersion;
   }
   async deletePod(namespace: string, name: string, owner: DaemonSet) {
     await this.inner.deletePod(namespace, name, owner);

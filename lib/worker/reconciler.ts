@@ -42,7 +42,7 @@ import {
   MAX_PARALLEL_SYNCS,
   takeClusterSlot,
 } from './sync-slots.js';
-import { LATEST_STATE, SyncSnapshotReader } from './sync-snapshot-reader.js';
+import { notingOwnPods, readerForSync } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
 export interface QueuedKey {
@@ -257,13 +257,12 @@ export class Reconciler {
       sync: (k, seen) =>
         syncDaemonSet(k, {
           ...guarded,
-          reader: readLatest
-            ? new SyncSnapshotReader(guarded.reader, LATEST_STATE)
-            : new SyncSnapshotReader(guarded.reader, seen, () =>
-                this.#o.ledger.seenOf(k)
-              ),
+          reader: readerForSync(guarded.reader, readLatest, seen, () =>
+            this.#o.ledger.seenOf(k)
+          ),
           podControl,
           logger,
+          noteOwnPods: notingOwnPods(this.#o.queue, k),
         }),
     }).finally(() => session.deps.events.flush?.());
     return {

@@ -13,7 +13,7 @@
  */
 
 import { parseResourceVersion } from '../policy/resource-version.js';
-import type { ClusterReader, SeenVersions } from '../ports/index.js';
+import type { ClusterReader, SeenVersions, WorkQueue } from '../ports/index.js';
 import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
 
@@ -22,6 +22,30 @@ import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
  * consistent list): for a sync whose expectations were dropped.
  */
 export const LATEST_STATE: SeenVersions = { pods: 'latest', nodes: 'latest' };
+
+/**
+ * Returns the reader of one sync: of the latest state when `readLatest` (its
+ * expectations were dropped), else of cached lists at least `seen` fresh.
+ */
+export const readerForSync = (
+  inner: ClusterReader,
+  readLatest: boolean,
+  seen: SeenVersions,
+  seenNow: () => Promise<SeenVersions>
+): SyncSnapshotReader =>
+  readLatest
+    ? new SyncSnapshotReader(inner, LATEST_STATE)
+    : new SyncSnapshotReader(inner, seen, seenNow);
+
+/**
+ * Returns how a sync of `key` records the newest pod it created as seen,
+ * so that the key's later syncs read pods at least that fresh (SyncDeps).
+ */
+export const notingOwnPods =
+  (queue: Pick<WorkQueue, 'noteSeen'>, key: string) =>
+  async (resourceVersion: string): Promise<void> => {
+    await queue.noteSeen?.(key, { collection: 'pods', resourceVersion });
+  };
 
 /**
  * Returns the version a list must reach: the newer of two (a version that

@@ -33,8 +33,9 @@ export class SelfObservingPodControl implements PodControl {
   }
 
   async createPod(namespace: string, pod: Pod, owner: DaemonSet) {
-    await this.#inner.createPod(namespace, pod, owner);
+    const resourceVersion = await this.#inner.createPod(namespace, pod, owner);
     await this.#expectations.creationObserved(this.#keyOf(owner));
+    return resourceVersion;
   }
 
   async deletePod(namespace: string, name: string, owner: DaemonSet) {

@@ -127,7 +127,7 @@ describe('Kubernetes adapter on a real API server', () => {
     expect(missing).toBeUndefined();
   });
 
-  it('creates a pod with generateName and records SuccessfulCreate', async () => {
+  it('creates a pod with generateName, returns its resourceVersion and records SuccessfulCreate', async () => {
     // Prepare
     const pod: Pod = {
       metadata: { generateName: 'agent-', labels: { app: 'agent' } },
@@ -139,12 +139,13 @@ describe('Kubernetes adapter on a real API server', () => {
       },
     };
     // Act
-    await pods.createPod(ns, pod, ds);
+    const resourceVersion = await pods.createPod(ns, pod, ds);
     // Assess
     const listed = await reader.listPods(ns, ds);
     expect(listed.map((p) => p.metadata?.name)).toEqual([
       expect.stringMatching(/^agent-[a-z0-9]{5}$/),
     ]);
+    expect(resourceVersion).toBe(listed[0]?.metadata?.resourceVersion);
     expect(events.events.at(-1)).toMatchObject({
       type: 'Normal',
       reason: 'SuccessfulCreate',

@@ -47,6 +47,7 @@ export class KubePodControl implements PodControl {
         EventReason.SuccessfulCreate,
         `Created pod: ${created.metadata?.name}`
       );
+      return created.metadata?.resourceVersion;
     } catch (e) {
       if (!hasNamespaceTerminatingCause(e)) {
         await this.#events.record(

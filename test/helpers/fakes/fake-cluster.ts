@@ -104,6 +104,8 @@ export class FakeCluster
   /** Pod status patches (in-place update conditions). */
   statusPatches: { name: string; patch: Patch }[] = [];
   createCallCount = 0;
+  /** The resourceVersion the last create got (the fake's only writes that count one). */
+  lastCreatedVersion = 0;
   /** Creates beyond this many calls fail (upstream `CreateLimit`); 0 = none. */
   createLimit = 0;
   /** Error thrown by every create (upstream `FakePodControl.Err`). */
@@ -207,11 +209,13 @@ export class FakeCluster
       namespace,
       uid: randomUUID(),
       creationTimestamp: rfc3339(this.clock.now()),
+      resourceVersion: String(++this.lastCreatedVersion),
     };
     created.status = { phase: 'Pending' };
     this.pods.push(created);
     this.created.push(created);
     await this.expectations.creationObserved(this.#dsKey(owner));
+    return created.metadata.resourceVersion;
   }
   async deletePod(namespace: string, name: string, owner: DaemonSet) {
     if (this.deleteError) throw this.deleteError;

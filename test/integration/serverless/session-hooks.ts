@@ -36,7 +36,11 @@ export class KillingPodControl implements PodControl {
     this.#kill = kill;
   }
 
-  createPod(namespace: string, pod: Pod, owner: DaemonSet): Promise<void> {
+  createPod(
+    namespace: string,
+    pod: Pod,
+    owner: DaemonSet
+  ): Promise<string | undefined> {
     this.creates++;
     if (this.creates === this.#killAt) {
       this.#kill();

@@ -151,6 +151,41 @@ describe('syncDaemonSet when ports fail', () => {
       h.clock.step(5 * 60_000 + 1);
       expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(true);
     });
+
+    it('notes the newest created pod once, and fails the sync (retried) when the note cannot be written', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      const noted: string[] = [];
+      h.deps.noteOwnPods = async (rv) => {
+        noted.push(rv);
+        throw new Error('ProvisionedThroughputExceededException');
+      };
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess: the pods stand; the sync is retried, as for a failed create.
+      expect(noted).toEqual(['3']);
+      expect(h.cluster.pods).toHaveLength(3);
+      expect(error?.message).toContain('ProvisionedThroughputExceeded');
+    });
+
+    it('notes nothing when it creates nothing', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 2);
+      await sync(h, ds);
+      const noted: string[] = [];
+      h.deps.noteOwnPods = async (rv) => {
+        noted.push(rv);
+      };
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeUndefined();
+      expect(noted).toEqual([]);
+    });
   });
 
   describe('expectations', () => {

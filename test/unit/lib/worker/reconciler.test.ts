@@ -18,6 +18,7 @@ import {
   TerminalError,
   UnsettledExpectationsError,
 } from '#lib/errors.js';
+import type { ClusterReader } from '#lib/ports/index.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
 import { processKey } from '#lib/worker/process-key.js';
@@ -477,6 +478,27 @@ describe('Reconciler', () => {
     const stored = await health.get(CLUSTER);
     expect(stored?.failures).toBe(1);
     expect(stored?.openUntilMs).toBe(h.clock.now() + 1_000);
+  });
+
+  it('reads pods at least as fresh as its own creates on the key’s next sync, even with its expectations dropped meanwhile (a pods 410 while they landed)', async () => {
+    // Prepare: a sync creates 3 pods; then the bridge, after a pods 410,
+    // drops the key's expectations before it saw the creates.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await runBatch([record(keyOf(ds))]);
+    await h.expectations.deleteExpectations(keyOf(ds));
+    const asked: (string | undefined)[] = [];
+    const reader: ClusterReader = h.cluster;
+    const listPods = reader.listPods.bind(reader);
+    reader.listPods = async (ns, owner, seen) => {
+      asked.push(seen);
+      return listPods(ns, owner);
+    };
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess: a cache would have had to show the newest created pod.
+    expect(asked).toEqual([String(h.cluster.lastCreatedVersion)]);
+    expect(h.cluster.lastCreatedVersion).toBe(3);
+    expect(h.cluster.created).toHaveLength(3);
   });
 
   it('requeues a key of a backed-off cluster at least a second later, never in a spin (campaign seed 316: ~40 requeues a second)', async () => {
