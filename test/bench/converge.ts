@@ -44,6 +44,7 @@ import {
   type RolloutResult,
   timeToRollOut,
 } from './rollout.js';
+import { keepStackLog } from './stack-log.js';
 import { timeReconcileBatches } from './time-reconcile-batches.js';
 import {
   billedMs,
@@ -364,6 +365,7 @@ export const runServerless = async (
       `serverless: ${n} nodes rolled out in ${rollout.ms} ms, quiet=${rollout.quiet} after ${rollout.windowMs} ms`
     );
     sayFailedSyncs(stack, logFrom);
+    keepStackLog(stack.logger.lines, ns);
     return { nodes: n, convergeMs, ...create, nodeCreationMs, rollout };
   } finally {
     const stopping = Date.now();

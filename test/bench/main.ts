@@ -30,6 +30,9 @@
  *                               DIR's bench-data.json a suite that did not
  *                               run measured are kept)
  *   --replot DIR                only redraw DIR's plots from its bench-data.json
+ *
+ * BENCH_STACK_LOG=DIR keeps each serverless run's stack log (every line
+ * with its wall time) as DIR/<namespace>.jsonl.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
