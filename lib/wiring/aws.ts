@@ -25,6 +25,7 @@ import { fieldManagerFor } from '../policy/identity.js';
 import type { Logger, MetricsSink } from '../ports/index.js';
 import type { FireTimerDeps } from '../timers/fire-timers.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
+import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
 import { Reconciler } from '../worker/reconciler.js';
 import {
   type AwsWiringOverrides,
@@ -104,6 +105,7 @@ export const createAwsWiring = (
       slots: new DynamoClusterSyncSlots(table),
       maxSyncsPerCluster: config.reconcilePerCluster,
       budget,
+      expectationsWaitMs: EXPECTATIONS_WAIT_MS,
     }),
     bridge: {
       registry,

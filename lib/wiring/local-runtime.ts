@@ -30,6 +30,7 @@ import type {
 } from '../ports/index.js';
 import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
+import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
 import { Reconciler } from '../worker/reconciler.js';
 
 /** How long one bridge run lasts before it hands over to the next. */
@@ -119,6 +120,7 @@ export class LocalRuntime {
       logger: opts.logger,
       metrics: this.metrics,
       ...(opts.budget ? { budget: opts.budget } : {}),
+      expectationsWaitMs: EXPECTATIONS_WAIT_MS,
     });
   }
 

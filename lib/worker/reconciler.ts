@@ -34,6 +34,7 @@ import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
+import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { withSyncDeadline } from './sync-deadline.js';
@@ -80,6 +81,8 @@ export interface ReconcilerOptions {
   maxSyncsPerCluster?: number;
   /** Where each sync's report takes the cluster's 429s and token waits. */
   budget?: Pick<RequestBudget, 'takeUsage'>;
+  /** How long a sync waits for unmet expectations (patient-expectations.ts). */
+  expectationsWaitMs?: number;
 }
 
 /** What one sync did. */
@@ -184,15 +187,8 @@ export class Reconciler {
     await this.#breaker.settle(cluster, admitted.health, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
     await this.#fights.inspect(key, read, session.deps.events, logger);
-    reportSync(
-      this.#o,
-      { cluster, records, started, result },
-      {
-        creates,
-        deletes,
-        logger,
-      }
-    );
+    const run = { cluster, records, started, result };
+    reportSync(this.#o, run, { creates, deletes, logger });
   }
 
   /**
@@ -262,15 +258,20 @@ export class Reconciler {
           ),
           podControl,
           logger,
+          expectations: withPatience(guarded.expectations, {
+            // Without a watching bridge nothing lowers them meanwhile.
+            waitMs:
+              session.record.bridgeMode === 'watch'
+                ? (this.#o.expectationsWaitMs ?? 0)
+                : 0,
+            deadlineMs,
+            clock: this.#o.clock,
+          }),
           noteOwnPods: notingOwnPods(this.#o.queue, k),
         }),
     }).finally(() => session.deps.events.flush?.());
-    return {
-      result,
-      creates: podControl.creates,
-      deletes: podControl.deletes,
-      started,
-    };
+    const { creates, deletes } = podControl;
+    return { result, creates, deletes, started };
   }
 
   /** Returns the key's cluster session; poison is logged and undefined. */

@@ -22,7 +22,11 @@ import type { ClusterReader } from '#lib/ports/index.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
 import { processKey } from '#lib/worker/process-key.js';
-import { type QueuedKey, Reconciler } from '#lib/worker/reconciler.js';
+import {
+  type QueuedKey,
+  Reconciler,
+  type ReconcilerOptions,
+} from '#lib/worker/reconciler.js';
 import { MAX_PARALLEL_SYNCS } from '#lib/worker/sync-slots.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
 import {
@@ -189,6 +193,7 @@ describe('Reconciler', () => {
   let queue: MemoryWorkQueue;
   let metrics: LocalMetrics;
   let reconciler: Reconciler;
+  let options: ReconcilerOptions;
   let opened: string[];
   let invalidated: string[];
   let health: MemoryClusterHealthStore;
@@ -217,7 +222,7 @@ describe('Reconciler', () => {
       } as unknown as ClusterSession['connection'],
       deps: { ...h.deps },
     };
-    reconciler = new Reconciler({
+    options = {
       sessions: {
         get: async (id) => {
           opened.push(id);
@@ -234,7 +239,8 @@ describe('Reconciler', () => {
       logger: h.logger,
       metrics,
       probeTimeoutMs: 50,
-    });
+    };
+    reconciler = new Reconciler(options);
     h.cluster.nodes.push(...makeNodes(0, 3));
   });
 
@@ -499,6 +505,33 @@ describe('Reconciler', () => {
     expect(asked).toEqual([String(h.cluster.lastCreatedVersion)]);
     expect(h.cluster.lastCreatedVersion).toBe(3);
     expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('goes on with the next burst once the bridge observes the last one, instead of only writing status (patient expectations)', async () => {
+    // Prepare: the last burst's create is observed 80 ms into the sync.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await h.expectations.setExpectations(keyOf(ds), 1, 0);
+    const observed = setTimeout(
+      () => void h.expectations.creationObserved(keyOf(ds)),
+      80
+    );
+    const patient = new Reconciler({ ...options, expectationsWaitMs: 1_000 });
+    // Act
+    await patient.forBatch([record(keyOf(ds))])(record(keyOf(ds)));
+    clearTimeout(observed);
+    // Assess
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
+  it('only writes status while the last burst is unobserved, without a wait (upstream)', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await h.expectations.setExpectations(keyOf(ds), 1, 0);
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(h.cluster.created).toEqual([]);
+    expect(h.cluster.statusUpdates).toHaveLength(1);
   });
 
   it('requeues a key of a backed-off cluster at least a second later, never in a spin (campaign seed 316: ~40 requeues a second)', async () => {

@@ -1,0 +1,59 @@
+/**
+ * Expectations that, asked whether they are met, wait a moment for it.
+ * A burst's first observed pod wakes the key, and that sync runs as soon as
+ * the burst's sync ends — while the bridge still observes the burst's last
+ * pods, for a few hundred milliseconds. Upstream's sync then only writes
+ * status, and the next burst waits for another wake-up through the queue;
+ * this one polls the store and goes on with the burst once the last pod is
+ * observed (at worst it ends as upstream's would). Only the timing of the
+ * answer changes: the sync reads its pods after it, at least as fresh as
+ * the versions the bridge noted before lowering them.
+ */
+import { sleep } from '../bridge/resource-watch.js';
+import type { Clock, ExpectationsStore } from '../ports/index.js';
+
+/**
+ * How long the deployed syncs wait: a burst's last pods are observed within
+ * a few hundred milliseconds of its sync's end, even at 250 pods.
+ */
+export const EXPECTATIONS_WAIT_MS = 2_000;
+/** How often the store is asked again while waiting. */
+export const EXPECTATIONS_POLL_MS = 50;
+
+/** How long to wait, and by when at the latest. */
+export interface PatienceOptions {
+  waitMs: number;
+  /** The sync's deadline: no wait reaches past it. */
+  deadlineMs: number;
+  clock: Clock;
+  pollMs?: number;
+  /** Waits `ms` (tests step a fake clock). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Returns `store` whose `satisfiedExpectations` waits up to `waitMs`. */
+export const withPatience = (
+  store: ExpectationsStore,
+  o: PatienceOptions
+): ExpectationsStore => {
+  if (o.waitMs <= 0) return store;
+  const pollMs = o.pollMs ?? EXPECTATIONS_POLL_MS;
+  const wait = o.sleep ?? sleep;
+  const satisfiedExpectations = async (key: string): Promise<boolean> => {
+    const untilMs = Math.min(o.clock.now() + o.waitMs, o.deadlineMs);
+    // Counted too: a clock that does not move must not wait forever.
+    for (let polls = Math.ceil(o.waitMs / pollMs); ; polls--) {
+      if (await store.satisfiedExpectations(key)) return true;
+      if (polls <= 0 || o.clock.now() + pollMs > untilMs) return false;
+      await wait(pollMs);
+    }
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'satisfiedExpectations') return satisfiedExpectations;
+      // The target as `this`: stores keep #private fields.
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+};
