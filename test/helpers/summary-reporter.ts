@@ -2,8 +2,8 @@
  * Prints one plain line, `N passed, N failed, N skipped`, when the run ends,
  * for tools that read a run's result from plain text (.ci/run repeats it as
  * its last line, after the coverage report). A test file that fails before
- * its tests run (an import error, a failing hook) and an error outside any
- * test each count as one failure, so the line never reads "0 failed" for a
+ * its tests run (an import error, a failing hook — of the file or of a
+ * describe) and an error outside any test each count as one failure, so the line never reads "0 failed" for a
  * red run. Before it come the closing lines of each report a failed test
  * left (failure-report.ts): CI keeps only a run's last lines.
  */
@@ -59,6 +59,12 @@ export default class SummaryReporter implements Reporter {
     for (const module of testModules) {
       if (module.state() === 'failed' && module.errors().length > 0) {
         counts.failed++;
+      }
+      // A describe whose beforeAll or afterAll threw: its tests are skipped.
+      for (const suite of module.children.allSuites()) {
+        if (suite.state() === 'failed' && suite.errors().length > 0) {
+          counts.failed++;
+        }
       }
       for (const test of module.children.allTests()) {
         const state = test.result().state;

@@ -41,10 +41,48 @@ export interface HttpsAnswer {
 }
 
 /**
- * Returns the answer to one request; a failure to get one (network, TLS,
- * timeout, a bad gzip body) rejects with KubeApiError naming `what`.
+ * Returns whether a request that got no answer failed on a kept-alive
+ * socket the server had closed meanwhile (its idle timeout, a thawed
+ * Lambda container's socket): EPIPE — the request never reached the server
+ * whole — or, for a GET, a reset. A reset POST may have been read, so it
+ * is not sent again. Node's documented cure: once more, on a fresh socket.
  */
-export const httpsExchange = (
+export const isStaleSocketFailure = (
+  code: string | undefined,
+  method: string | undefined
+): boolean => code === 'EPIPE' || (code === 'ECONNRESET' && method === 'GET');
+
+/** A request lost to a stale kept-alive socket (sent once more). */
+class StaleSocketError extends Error {
+  constructor(readonly apiError: Error) {
+    super(apiError.message);
+  }
+}
+
+/**
+ * Returns the answer to one request; a failure to get one (network, TLS,
+ * timeout, a bad gzip body) rejects with KubeApiError naming `what`. A
+ * request lost to a stale kept-alive socket is sent once more.
+ */
+export const httpsExchange = async (
+  what: string,
+  url: URL,
+  options: https.RequestOptions & { timeout: number },
+  body: string | undefined,
+  stats: ConnectionStats
+): Promise<HttpsAnswer> => {
+  const once = () => exchangeOnce(what, url, options, body, stats);
+  try {
+    return await once();
+  } catch (e) {
+    if (!(e instanceof StaleSocketError)) throw e;
+    return once().catch((again: unknown) => {
+      throw again instanceof StaleSocketError ? again.apiError : again;
+    });
+  }
+};
+
+const exchangeOnce = (
   what: string,
   url: URL,
   options: https.RequestOptions & { timeout: number },
@@ -52,7 +90,9 @@ export const httpsExchange = (
   stats: ConnectionStats
 ): Promise<HttpsAnswer> =>
   new Promise<HttpsAnswer>((resolve, reject) => {
+    let answered = false;
     const req = https.request(url, options, (res) => {
+      answered = true;
       const latencyMs = elapsed();
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => {
@@ -81,7 +121,14 @@ export const httpsExchange = (
     req.on('timeout', () =>
       req.destroy(new Error(`timed out after ${options.timeout} ms`))
     );
-    req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const error = apiErrorFromNetwork(what, e);
+      const stale =
+        !answered &&
+        req.reusedSocket &&
+        isStaleSocketFailure(e.code, options.method);
+      reject(stale ? new StaleSocketError(error) : error);
+    });
     if (body !== undefined) {
       stats.bytesWritten += Buffer.byteLength(body);
       req.end(body);
