@@ -67,6 +67,25 @@ describe('withPatience', () => {
     expect(s.asked()).toBe(4);
   });
 
+  it('waits on the sync’s first question only: the one after its own writes is answered at once, so the rolling update is skipped as upstream skips it (CI campaign seed 1005: unavailable-within-budget)', async () => {
+    // Prepare: met at the sync's start; then the sync deletes a pod.
+    const s = await setUp();
+    await s.store.creationObserved(KEY);
+    const patient = withPatience(s.store, {
+      waitMs: 2_000,
+      deadlineMs: Infinity,
+      ...s,
+    });
+    const atStart = await patient.satisfiedExpectations(KEY);
+    await patient.setExpectations(KEY, 0, 1);
+    // Act
+    const afterWrites = await patient.satisfiedExpectations(KEY);
+    // Assess
+    expect(atStart).toBe(true);
+    expect(afterWrites).toBe(false);
+    expect(s.slept).toEqual([]);
+  });
+
   it('answers unmet, as upstream would, once the wait is over', async () => {
     // Prepare
     const s = await setUp();
