@@ -13,10 +13,13 @@ import { sleep } from '../bridge/resource-watch.js';
 import type { Clock, ExpectationsStore } from '../ports/index.js';
 
 /**
- * How long the deployed syncs wait: a burst's last pods are observed within
- * a few hundred milliseconds of its sync's end, even at 250 pods.
+ * How long the deployed syncs wait: off. A first cut that also waited
+ * before the rolling update measured a 5,000-node create at 30.4 s against
+ * 37.5 s without, but broke upstream's rule (seed 1005); waiting on the
+ * first question only measured 47.4 s against 36.1 s (one run each), so it
+ * stays off until an A/B with repeats says otherwise.
  */
-export const EXPECTATIONS_WAIT_MS = 2_000;
+export const EXPECTATIONS_WAIT_MS = 0;
 /** How often the store is asked again while waiting. */
 export const EXPECTATIONS_POLL_MS = 50;
 
