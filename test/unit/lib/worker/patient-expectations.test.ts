@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
-import { withPatience } from '#lib/worker/patient-expectations.js';
+import {
+  type PatienceOptions,
+  withPatience,
+} from '#lib/worker/patient-expectations.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
 const KEY = 'c/ns/agent';
@@ -29,16 +32,28 @@ const setUp = async () => {
   return { clock, store, sleep, slept, asked: () => asked };
 };
 
+type SetUp = Awaited<ReturnType<typeof setUp>>;
+
+/** The set-up's store made patient for `waitMs`, no deadline unless given. */
+const patientOf = (
+  s: SetUp,
+  waitMs: number,
+  more: Partial<PatienceOptions> = {}
+) =>
+  withPatience(s.store, {
+    waitMs,
+    deadlineMs: Number.POSITIVE_INFINITY,
+    clock: s.clock,
+    sleep: s.sleep,
+    ...more,
+  });
+
 describe('withPatience', () => {
   it('answers at once when the expectations are met', async () => {
     // Prepare
     const s = await setUp();
     await s.store.creationObserved(KEY);
-    const patient = withPatience(s.store, {
-      waitMs: 2_000,
-      deadlineMs: Infinity,
-      ...s,
-    });
+    const patient = patientOf(s, 2_000);
     // Act
     const met = await patient.satisfiedExpectations(KEY);
     // Assess
@@ -53,12 +68,7 @@ describe('withPatience', () => {
       await s.sleep(ms);
       if (s.slept.length === 3) await s.store.creationObserved(KEY);
     };
-    const patient = withPatience(s.store, {
-      waitMs: 2_000,
-      deadlineMs: Infinity,
-      clock: s.clock,
-      sleep,
-    });
+    const patient = patientOf(s, 2_000, { sleep });
     // Act
     const met = await patient.satisfiedExpectations(KEY);
     // Assess
@@ -71,11 +81,7 @@ describe('withPatience', () => {
     // Prepare: met at the sync's start; then the sync deletes a pod.
     const s = await setUp();
     await s.store.creationObserved(KEY);
-    const patient = withPatience(s.store, {
-      waitMs: 2_000,
-      deadlineMs: Infinity,
-      ...s,
-    });
+    const patient = patientOf(s, 2_000);
     const atStart = await patient.satisfiedExpectations(KEY);
     await patient.setExpectations(KEY, 0, 1);
     // Act
@@ -89,11 +95,7 @@ describe('withPatience', () => {
   it('answers unmet, as upstream would, once the wait is over', async () => {
     // Prepare
     const s = await setUp();
-    const patient = withPatience(s.store, {
-      waitMs: 200,
-      deadlineMs: Infinity,
-      ...s,
-    });
+    const patient = patientOf(s, 200);
     // Act
     const met = await patient.satisfiedExpectations(KEY);
     // Assess
@@ -104,11 +106,7 @@ describe('withPatience', () => {
   it('never waits past the sync’s deadline', async () => {
     // Prepare
     const s = await setUp();
-    const patient = withPatience(s.store, {
-      waitMs: 2_000,
-      deadlineMs: s.clock.now() + 120,
-      ...s,
-    });
+    const patient = patientOf(s, 2_000, { deadlineMs: s.clock.now() + 120 });
     // Act
     const met = await patient.satisfiedExpectations(KEY);
     // Assess
@@ -119,12 +117,7 @@ describe('withPatience', () => {
   it('stops after its polls even when the clock does not move', async () => {
     // Prepare
     const s = await setUp();
-    const patient = withPatience(s.store, {
-      waitMs: 500,
-      deadlineMs: Infinity,
-      clock: s.clock,
-      sleep: async () => undefined,
-    });
+    const patient = patientOf(s, 500, { sleep: async () => undefined });
     // Act
     const met = await patient.satisfiedExpectations(KEY);
     // Assess
@@ -135,17 +128,11 @@ describe('withPatience', () => {
   it('leaves the store as it is without a wait, and passes every other call through', async () => {
     // Prepare
     const s = await setUp();
-    const patient = withPatience(s.store, {
-      waitMs: 100,
-      deadlineMs: Infinity,
-      ...s,
-    });
+    const patient = patientOf(s, 100);
     // Act
     await patient.lowerExpectations(KEY, 1, 0);
     // Assess
-    expect(
-      withPatience(s.store, { waitMs: 0, deadlineMs: Infinity, ...s })
-    ).toBe(s.store);
+    expect(patientOf(s, 0)).toBe(s.store);
     expect(await s.store.satisfiedExpectations(KEY)).toBe(true);
   });
 });
