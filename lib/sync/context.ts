@@ -29,8 +29,8 @@ export interface SyncDeps {
   logger: Logger;
   /**
    * Records that the key's later syncs must read pods at least as fresh as
-   * `resourceVersion` (the newest pod this sync created). Absent where
-   * reads are never cached (the local run's direct reads, dry runs).
+   * `resourceVersion` (the newest pod this sync created). Absent in dry
+   * runs, which write nothing.
    */
   noteOwnPods?(resourceVersion: string): Promise<void>;
 }
