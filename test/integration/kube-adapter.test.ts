@@ -134,6 +134,10 @@ describe('Kubernetes adapter on a real API server', () => {
       spec: {
         // Never scheduled: a node another file deletes meanwhile would
         // leave its delete pending until podgc (flaked once in a full run).
+        // No scheduler claims it either, so nothing writes the pod between
+        // its create and the list (kube-scheduler's Unschedulable status
+        // did, and moved its resourceVersion, in a CI run).
+        schedulerName: 'dsr-test-no-scheduler',
         nodeSelector: { 'dsr.dev/test': 'no-such-node' },
         containers: [{ name: 'c', image: 'pause' }],
       },
@@ -293,6 +297,10 @@ describe('Kubernetes adapter on a real API server', () => {
       spec: {
         // Never scheduled: a node another file deletes meanwhile would
         // leave its delete pending until podgc (flaked once in a full run).
+        // No scheduler claims it either, so nothing writes the pod between
+        // its create and the list (kube-scheduler's Unschedulable status
+        // did, and moved its resourceVersion, in a CI run).
+        schedulerName: 'dsr-test-no-scheduler',
         nodeSelector: { 'dsr.dev/test': 'no-such-node' },
         containers: [{ name: 'c', image: 'pause' }],
       },
