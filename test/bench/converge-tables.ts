@@ -194,6 +194,7 @@ export const countsTable = (serverless: readonly ServerlessRun[]): string =>
       'requeue invocations',
       'API requests (reconcile)',
       'KiB read (reconcile)',
+      'KiB of its pods (JSON)',
       'DynamoDB ops',
     ],
     windowsOf(serverless).map(({ phase, nodes, w }) => [
@@ -212,6 +213,7 @@ export const countsTable = (serverless: readonly ServerlessRun[]): string =>
       w.requeueInvocations,
       w.kubeRequests,
       kib(w.kubeBytesRead),
+      w.podBytes === undefined ? '-' : kib(w.podBytes),
       w.aws.dynamoTotal,
     ])
   );

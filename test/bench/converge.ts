@@ -84,6 +84,11 @@ export interface StackWindow {
   /** API requests and response bytes of the reconcile function's client. */
   kubeRequests: number;
   kubeBytesRead: number;
+  /**
+   * The DaemonSet's pods at the window's end as compact JSON (what they
+   * weigh on the wire uncompressed); absent in data written before.
+   */
+  podBytes?: number;
   aws: AwsCallSummary;
   /** Absent in data written before costs were measured. */
   usage?: StackUsage;
@@ -228,6 +233,7 @@ interface StackProbe {
  */
 const measureWindow = async (
   p: StackProbe,
+  ns: string,
   act: () => Promise<{ ms: number; series: [number, number][] }>
 ): Promise<RolloutResult & StackWindow> => {
   const { stack, proxies } = p;
@@ -245,6 +251,10 @@ const measureWindow = async (
     quiet = await waitQuiet(stack);
   });
   const windowMs = Date.now() - started;
+  const podBytes = (await livePodsOf(p.testbed.admin, ns, 'agent')).reduce(
+    (sum, pod) => sum + Buffer.byteLength(JSON.stringify(pod)),
+    0
+  );
   const inv = invocationState(stack);
   const sqs = proxies.sqs.since(marks.sqs);
   const queues = {
@@ -267,6 +277,7 @@ const measureWindow = async (
     deletes: stack.metrics.deletes - marks.metrics.deletes,
     kubeRequests: p.kube.stats().requests - kube.requests,
     kubeBytesRead: p.kube.stats().bytesRead - kube.bytesRead,
+    podBytes,
     aws: summariseAwsCalls(sqs, proxies.dynamodb.since(marks.dynamo), queues),
     usage: {
       reconcileInvocations,
@@ -352,13 +363,13 @@ export const runServerless = async (
       memoryMb: reconcileMemoryMb(),
     };
     const logFrom = stack.logger.lines.length;
-    const { ms: convergeMs, ...create } = await measureWindow(probe, () =>
+    const { ms: convergeMs, ...create } = await measureWindow(probe, ns, () =>
       timeToConverge(testbed, ns, nodes)
     );
     say(
       `serverless: ${n} nodes converged in ${convergeMs} ms, quiet=${create.quiet} after ${create.windowMs} ms`
     );
-    const rollout = await measureWindow(probe, () =>
+    const rollout = await measureWindow(probe, ns, () =>
       timeToRollOut(testbed.admin, ns, nodes)
     );
     say(

@@ -12,6 +12,7 @@ import type {
 import {
   breakdownTable,
   convergeTable,
+  countsTable,
   dollarsTable,
   perMillion,
   ratio,
@@ -235,6 +236,24 @@ describe('convergeTable', () => {
       ['raw create loop', '0.4 (posted in 0.3)', '1.00'],
       ['raw create loop through kube-scheduler', '1.5 (posted in 0.5)', '-'],
       ['serverless (bridge + SQS + reconcile Lambda)', '2.0', '1.28'],
+    ]);
+  });
+});
+
+describe('countsTable', () => {
+  it('sets the KiB a window read beside the KiB of the pods it left, a dash where unmeasured', () => {
+    // Prepare
+    const run = newServerlessRun({ kubeBytesRead: 20_480, podBytes: 5_120 });
+    // Act
+    const rows = cells(countsTable([run]));
+    // Assess
+    const header = countsTable([run]).split('\n')[0]?.split(' | ') ?? [];
+    const read = header.findIndex((h) => h.includes('KiB read'));
+    const pods = header.findIndex((h) => h.includes('KiB of its pods'));
+    expect(pods).toBe(read + 1);
+    expect(rows.map((r) => [r[read], r[pods]])).toEqual([
+      ['20.0', '5.0'],
+      ['10.0', '-'],
     ]);
   });
 });

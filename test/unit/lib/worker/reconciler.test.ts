@@ -458,7 +458,7 @@ describe('Reconciler', () => {
     // Prepare: both DaemonSets' syncs are admitted before either fails.
     const { a, b } = twoDaemonSets(h);
     const listNodes = h.cluster.listNodes.bind(h.cluster);
-    let opened = () => undefined as void;
+    let opened: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       opened = resolve;
     });
