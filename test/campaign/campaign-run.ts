@@ -13,10 +13,11 @@ import { cleanUpRun } from '../bench/bench-testbed.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
 import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
+import { ensureAdvancedDaemonSetCrd } from '../testbed/advanced-daemonset-crd.js';
 import { createNamespace } from '../testbed/kube-fixtures.js';
 import { ActiveFaults } from './active-faults.js';
 import { InvariantChecker } from './checker/invariant-checker.js';
-import { describePlan, type FaultPlan } from './fault-plan.js';
+import { describePlan } from './fault-plan.js';
 import { ApiFaultProxy } from './faults/api-fault-proxy.js';
 import { CampaignContainers } from './faults/lambda-containers.js';
 import {
@@ -34,7 +35,7 @@ import {
   type RunResult,
 } from './run-types.js';
 import { SeededRandom } from './seeded-random.js';
-import { type PlannedAction, Workload } from './workload.js';
+import { Workload } from './workload.js';
 
 export type {
   CampaignBed,
@@ -54,14 +55,15 @@ export const runCampaignRun = async (
   o: RunOptions
 ): Promise<RunResult> => {
   const started = Date.now();
-  const { plan, actions } = planOf(o);
+  const { plan, actions, kind } = planOf(o);
   try {
-    return await runPlanned(bed, o, plan, actions, started);
+    return await runPlanned(bed, o, { plan, actions, kind }, started);
   } catch (e) {
     // The harness failed (set-up, the cluster's own API): the run proves nothing.
     return {
       seed: o.seed,
       options: o,
+      kind,
       plan,
       actions,
       violations: [],
@@ -85,8 +87,7 @@ export const runCampaignRun = async (
 const runPlanned = async (
   bed: CampaignBed,
   o: RunOptions,
-  plan: FaultPlan,
-  actions: PlannedAction[],
+  { plan, actions, kind }: ReturnType<typeof planOf>,
   started: number
 ): Promise<RunResult> => {
   const random = new SeededRandom(o.seed);
@@ -106,16 +107,19 @@ const runPlanned = async (
       bed.adminKubeconfigPath,
       bed.kubectl,
       random.fork('targets'),
-      observer
+      observer,
+      kind
     );
     await createNamespace(bed.admin, ns);
     // The namespace goes (and is gone) before the nodes, so KWOK still
     // finishes the deletion of its pods.
     cleanups.push(() => cleanUpRun(bed.admin, ns, workload.nodes));
+    const ownKind = kind === 'AdvancedDaemonSet';
+    if (ownKind) await ensureAdvancedDaemonSetCrd(bed.admin);
     const identity = await createReconcilerIdentity(
       bed.admin,
       ns,
-      'apps/v1',
+      ownKind ? 'apps.dsr.dev/v1beta1' : 'apps/v1',
       bed.adminKubeconfigPath
     );
     cleanups.push(() => identity.remove());
@@ -133,6 +137,7 @@ const runPlanned = async (
       kubeconfigPath: bed.adminKubeconfigPath,
       namespace: ns,
       nodeLabel: workload.nodeLabel,
+      daemonSetKind: kind,
       // About one sync: a redelivery's visibility timeout (6 s), an
       // invocation (5 s) and slack; paused while a fault holds the
       // controller back.
@@ -165,6 +170,7 @@ const runPlanned = async (
       // Short bridge turns: more hand-overs and bridge starts for the
       // faults to hit.
       bridgeWatchSeconds: 5,
+      ...(ownKind ? { ownership: 'apps.dsr.dev/v1beta1' as const } : {}),
       host: (newWiring) => {
         containers = new CampaignContainers(
           (clock) => planted(newWiring(clock), o.plant),
@@ -221,12 +227,20 @@ const runPlanned = async (
     checker.setControllerBlocked(false);
     checker.note('faults and workload stop');
     const logMark = stack.logger.lines.length;
+    // The own kind's held rollouts end, so that converged means the whole
+    // rollout done (each control is judged by its own e2e test).
+    await workload
+      .promote()
+      .catch((e: unknown) => checker.note(`promote failed: ${String(e)}`));
 
     // Liveness: everything converges with nothing more happening, and
     // stays so past every late delivery (a redelivery after the visibility
     // timeout, a delayed batch, a requeue timer); then no message is left
     // anywhere, dead-letter queues included (the accounting check).
-    const converged = await checker.awaitConvergence(o.convergeTimeoutMs);
+    const converged = await checker.awaitConvergence(
+      o.convergeTimeoutMs,
+      workload.generations
+    );
     // Without convergence, what the queues hold tells where a wake-up went.
     const settled = converged.ok
       ? await settledAfterConvergence(checker, stack)
@@ -242,6 +256,7 @@ const runPlanned = async (
     return {
       seed: o.seed,
       options: o,
+      kind,
       plan,
       actions,
       violations,

@@ -9,6 +9,8 @@ import { FAULT_KINDS } from './fault-plan.js';
 /** The campaign's totals. */
 export interface CampaignSummary {
   runs: number;
+  /** Runs whose DaemonSets were AdvancedDaemonSets (the rest apps/v1). */
+  ownKindRuns: number;
   seeds: string;
   violations: number;
   violatingSeeds: number[];
@@ -37,6 +39,7 @@ export const summarise = (results: readonly RunResult[]): CampaignSummary => {
     results.reduce((n, r) => n + f(r), 0);
   return {
     runs: results.length,
+    ownKindRuns: results.filter((r) => r.kind === 'AdvancedDaemonSet').length,
     seeds:
       seeds.length === 0 ? '' : `${Math.min(...seeds)}–${Math.max(...seeds)}`,
     violations: sum((r) => r.violations.length),
@@ -70,7 +73,7 @@ const seconds = (ms: number) =>
 /** Returns the summary as Markdown (the README's reliability section quotes it). */
 export const summaryMarkdown = (s: CampaignSummary): string =>
   [
-    `${s.runs} runs (seeds ${s.seeds}), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}${s.harnessErrors.length ? `; harness errors in seeds ${s.harnessErrors.join(', ')}` : ''}.`,
+    `${s.runs} runs (seeds ${s.seeds}; ${s.ownKindRuns} of them AdvancedDaemonSets), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}${s.harnessErrors.length ? `; harness errors in seeds ${s.harnessErrors.join(', ')}` : ''}.`,
     `Convergence after faults stop: p50 ${seconds(s.convergeMs.p50)} s, p95 ${seconds(s.convergeMs.p95)} s, max ${seconds(s.convergeMs.max)} s. Wall time per run: p50 ${seconds(s.wallMs.p50)} s, max ${seconds(s.wallMs.max)} s.`,
     `Containers: ${s.containers.started} started, ${s.containers.killed} killed (${s.containers.timedOut} at their timeout).`,
     '',

@@ -11,6 +11,9 @@
  *   --minutes M         start no run after M minutes
  *   --shrink R          re-runs spent shrinking a violating run (default 6)
  *   --windows A-B       fault windows per run (default 4-10)
+ *   --own-kind P        the share of runs (0–1, drawn per seed) whose DaemonSets
+ *                       are AdvancedDaemonSets with Kruise's rollout controls
+ *                       (default 0.5; 0 replays seeds run before it existed)
  *   --cost-factor X     also run each seed without faults; its cost × X bounds the run's
  *   --plant BUG         plant a bug the checker must find (stale-cache)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
@@ -42,6 +45,7 @@ const { values } = parseArgs({
     windows: { type: 'string', default: '4-10' },
     plant: { type: 'string' },
     'cost-factor': { type: 'string' },
+    'own-kind': { type: 'string', default: '0.5' },
     out: { type: 'string', default: '.build/campaign/last.json' },
   },
 });
@@ -78,6 +82,16 @@ const windowRange = (text: string): [number, number] => {
   return [low ?? 0, high ?? 0];
 };
 
+/** Parses --own-kind P, a share from 0 to 1. */
+const share = (text: string): number => {
+  const p = Number(text);
+  if (!(p >= 0 && p <= 1)) {
+    console.error(`error: --own-kind wants a share from 0 to 1, got ${text}`);
+    process.exit(2);
+  }
+  return p;
+};
+
 /** Parses --plant. */
 const plantOf = (text: string): PlantedBug => {
   if (text !== 'stale-cache') {
@@ -112,6 +126,7 @@ try {
       convergeTimeoutMs: count('converge-seconds') * 1_000,
       shrinkBudget: count('shrink'),
       windows: windowRange(values.windows),
+      ownKindShare: share(values['own-kind']),
       ...(values['cost-factor'] === undefined
         ? {}
         : { costFactor: Number(values['cost-factor']) }),

@@ -135,6 +135,8 @@ export const replayCommand = (r: RunResult): string => {
     `--converge-seconds ${o.convergeTimeoutMs / 1_000}`,
     ...(o.windows ? [`--windows ${o.windows[0]}-${o.windows[1]}`] : []),
     ...(o.plant ? [`--plant ${o.plant}`] : []),
+    // The kind is drawn from the seed and the share; 0 or 1 pins it.
+    `--own-kind ${r.kind === 'AdvancedDaemonSet' ? 1 : 0}`,
   ].join(' ');
 };
 
@@ -150,5 +152,5 @@ export const describeRun = (r: RunResult): string => {
       : `VIOLATED ${r.violations.map((v) => `${v.invariant} (${v.detail})`).join('; ')}`;
   const replay =
     r.violations.length > 0 || r.error ? ` (replay: ${replayCommand(r)})` : '';
-  return `seed ${r.seed}: ${verdict}${replay}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
+  return `seed ${r.seed} (${r.kind}): ${verdict}${replay}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
 };

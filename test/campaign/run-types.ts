@@ -24,6 +24,13 @@ export interface CampaignBed {
   logDir: string;
 }
 
+/**
+ * The kind a run's DaemonSets are: apps/v1, reconciled in the cluster's
+ * `apps/v1` ownership mode, or the own AdvancedDaemonSet, in the
+ * `apps.dsr.dev/v1beta1` mode with Kruise's rollout controls.
+ */
+export type CampaignKind = 'DaemonSet' | 'AdvancedDaemonSet';
+
 /** What one run does; plan and workload default to the seed's. */
 export interface RunOptions {
   seed: number;
@@ -39,6 +46,12 @@ export interface RunOptions {
   plant?: PlantedBug;
   /** No faults at all (the cost baseline of the same seed). */
   faultFree?: boolean;
+  /**
+   * The share of seeds (0–1) whose run is of the own kind, drawn from the
+   * seed's own sub-stream (default 0: every run apps/v1, as before the
+   * own kind joined, so older seeds replay unchanged).
+   */
+  ownKindShare?: number;
   plan?: FaultPlan;
   actions?: PlannedAction[];
 }
@@ -114,6 +127,7 @@ export interface RunCost {
 /** What one run found. */
 export interface RunResult {
   seed: number;
+  kind: CampaignKind;
   plan: FaultPlan;
   actions: PlannedAction[];
   violations: Violation[];
@@ -140,7 +154,11 @@ export const planOf = (o: RunOptions) => {
   const random = new SeededRandom(o.seed);
   const [fewest, most] = o.windows ?? [4, 10];
   const windows = random.fork('size').int(fewest, most);
+  const kind: CampaignKind = random.fork('kind').chance(o.ownKindShare ?? 0)
+    ? 'AdvancedDaemonSet'
+    : 'DaemonSet';
   return {
+    kind,
     plan: o.faultFree
       ? { windows: [] }
       : (o.plan ?? drawFaultPlan(random.fork('plan'), o.faultMs, windows)),

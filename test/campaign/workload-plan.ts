@@ -55,3 +55,45 @@ export const drawStrategy = (random: SeededRandom): object => {
     maxSurge === 0 ? random.pick([1, 2, '25%', '50%'] as const) : 0;
   return { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable } };
 };
+
+/**
+ * Draws an AdvancedDaemonSet's strategy: OnDelete, or a RollingUpdate with
+ * Kruise's controls on top of drawStrategy's budgets — an in-place image
+ * update (never with a surge, which the kind refuses), a partition, a
+ * pause, a canary selector (tier a only). Each control is explicit (false,
+ * 0, none), so a merge patch of the drawn strategy replaces the last one.
+ */
+export const drawAdvancedStrategy = (random: SeededRandom): object => {
+  if (random.chance(0.15)) return { type: 'OnDelete' };
+  const inPlace = random.chance(0.3);
+  const maxSurge = inPlace ? 0 : random.pick([0, 0, 1, '25%'] as const);
+  const maxUnavailable =
+    maxSurge === 0 ? random.pick([1, 2, '25%', '50%'] as const) : 0;
+  return {
+    type: 'RollingUpdate',
+    rollingUpdate: {
+      rollingUpdateType: inPlace ? 'InPlaceIfPossible' : 'Standard',
+      maxSurge,
+      maxUnavailable,
+      partition: random.chance(0.4) ? random.pick([1, 2, '50%'] as const) : 0,
+      paused: random.chance(0.25),
+      selector: random.chance(0.3) ? { matchLabels: { tier: 'a' } } : null,
+    },
+  };
+};
+
+/**
+ * The merge patch that ends an AdvancedDaemonSet's held rollout, as a user
+ * finishing one sends it: partition 0, not paused, no canary selector.
+ */
+export const PROMOTE_PATCH = {
+  spec: {
+    updateStrategy: {
+      rollingUpdate: { partition: 0, paused: false, selector: null },
+    },
+  },
+};
+
+/** Returns a copy of `value` without its null fields (they mean "remove" only in a patch). */
+export const withoutNulls = (value: object): object =>
+  JSON.parse(JSON.stringify(value, (_k, v: unknown) => v ?? undefined));

@@ -6,8 +6,6 @@
  * DaemonSet may touch. The plan (what, when) is data; the targets are drawn
  * when an action runs, from what the cluster then holds.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { ContentType, KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import {
   createNodes,
@@ -19,13 +17,18 @@ import {
   failPod,
   patchNode,
 } from '../integration/serverless/cluster-state.js';
+import { type KindAccess, kindAccess } from './campaign-kinds.js';
 import { createForeignPods } from './foreign-pods.js';
+import type { CampaignKind } from './run-types.js';
 import type { SeededRandom } from './seeded-random.js';
 import {
   type ActionKind,
   CAMPAIGN_TAINT,
+  drawAdvancedStrategy,
   drawStrategy,
+  PROMOTE_PATCH,
   type WorkloadObserver,
+  withoutNulls,
 } from './workload-plan.js';
 
 export {
@@ -37,23 +40,37 @@ export {
   type WorkloadObserver,
 } from './workload-plan.js';
 
-const run = promisify(execFile);
+/** What a write of a DaemonSet answers, as far as the runner reads it. */
+type Written = { metadata?: { generation?: number } };
 
 /** The cluster side of one run: its namespace, nodes and DaemonSets. */
 export class Workload {
   readonly nodes: string[] = [];
   readonly daemonSets: string[] = [];
+  /** Each DaemonSet's generation after the workload's last write of it. */
+  readonly generations = new Map<string, number>();
   #nodeBatches = 0;
   #image = 1;
+  readonly #kind: KindAccess;
 
   constructor(
     readonly admin: KubeHttp,
     readonly ns: string,
     readonly adminKubeconfig: string,
-    readonly kubectl: string,
+    kubectl: string,
     readonly random: SeededRandom,
-    readonly observer: WorkloadObserver
-  ) {}
+    readonly observer: WorkloadObserver,
+    kind: CampaignKind = 'DaemonSet'
+  ) {
+    this.#kind = kindAccess(kind, kubectl);
+  }
+
+  /** Draws a strategy of the run's kind. */
+  #drawStrategy(): object {
+    return this.#kind.kind === 'DaemonSet'
+      ? drawStrategy(this.random)
+      : drawAdvancedStrategy(this.random);
+  }
 
   /** The label every node of the run carries. */
   get nodeLabel(): { key: string; value: string } {
@@ -80,7 +97,7 @@ export class Workload {
     const tolerates = this.random.chance(0.5);
     const spec = {
       selector: { matchLabels: { app: name } },
-      updateStrategy: drawStrategy(this.random),
+      updateStrategy: withoutNulls(this.#drawStrategy()),
       minReadySeconds: this.random.pick([0, 0, 1]),
       template: {
         metadata: { labels: { app: name } },
@@ -96,22 +113,23 @@ export class Workload {
         },
       },
     };
-    await this.admin.request(
+    const created = await this.admin.request<Written>(
       `create ds ${name}`,
       'POST',
-      `/apis/apps/v1/namespaces/${this.ns}/daemonsets`,
+      this.#kind.collection(this.ns),
       {
         body: JSON.stringify({
-          apiVersion: 'apps/v1',
-          kind: 'DaemonSet',
+          apiVersion: this.#kind.apiVersion,
+          kind: this.#kind.kind,
           metadata: { name },
           spec,
         }),
       }
     );
     this.daemonSets.push(name);
+    this.#wrote(name, created);
     this.observer.note(
-      `created ${name}: ${JSON.stringify(spec.updateStrategy)} tier-a-only=${tierOnly} tolerates=${tolerates}`
+      `created ${this.#kind.kind} ${name}: ${JSON.stringify(spec.updateStrategy)} tier-a-only=${tierOnly} tolerates=${tolerates}`
     );
   }
 
@@ -131,18 +149,22 @@ export class Workload {
     switch (kind) {
       case 'template-change':
         this.#image++;
-        await this.#patchDaemonSet(ds, {
-          spec: {
-            template: {
-              spec: {
-                containers: [{ name: 'c', image: `agent:${this.#image}` }],
+        await this.#patchDaemonSet(
+          ds,
+          {
+            spec: {
+              template: {
+                spec: {
+                  containers: [{ name: 'c', image: `agent:${this.#image}` }],
+                },
               },
             },
           },
-        });
+          this.#kind.templatePatch
+        );
         return this.observer.note(`${ds}: image agent:${this.#image}`);
       case 'strategy-change': {
-        const updateStrategy = drawStrategy(this.random);
+        const updateStrategy = this.#drawStrategy();
         // A merge patch replaces rollingUpdate whole (OnDelete drops it).
         await this.#patchDaemonSet(
           ds,
@@ -160,24 +182,13 @@ export class Workload {
       case 'rollout-undo':
       case 'rollout-restart': {
         const verb = kind === 'rollout-undo' ? 'undo' : 'restart';
-        const out = await run(
-          this.kubectl,
-          [
-            '--kubeconfig',
-            this.adminKubeconfig,
-            '-n',
-            this.ns,
-            'rollout',
-            verb,
-            `daemonset/${ds}`,
-          ],
-          { timeout: 30_000 }
-        ).catch((e: { stderr?: string }) => ({
-          stdout: `failed: ${e.stderr ?? e}`,
-        }));
-        return this.observer.note(
-          `${ds}: kubectl rollout ${verb}: ${String(out.stdout).trim()}`
+        const out = await this.#kind.rollout(
+          verb,
+          this.ns,
+          ds,
+          this.adminKubeconfig
         );
+        return this.observer.note(`${ds}: rollout ${verb}: ${out}`);
       }
       case 'add-node':
         return this.addNodes(1);
@@ -249,7 +260,7 @@ export class Workload {
     const live = pods.filter(
       (p) =>
         !p.metadata?.deletionTimestamp &&
-        p.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')
+        p.metadata?.ownerReferences?.some((o) => o.kind === this.#kind.kind)
     );
     if (live.length === 0) return;
     const name = this.random.pick(live).metadata?.name ?? '';
@@ -262,19 +273,38 @@ export class Workload {
     );
   }
 
-  #patchDaemonSet(
+  /** Ends an AdvancedDaemonSet run's held rollouts, as a user finishing them does. */
+  async promote(): Promise<void> {
+    if (this.#kind.kind === 'DaemonSet') return;
+    for (const ds of this.daemonSets) {
+      await this.#patchDaemonSet(
+        ds,
+        PROMOTE_PATCH,
+        'application/merge-patch+json'
+      );
+      this.observer.note(`${ds}: promoted (partition 0, resumed, no selector)`);
+    }
+  }
+
+  async #patchDaemonSet(
     name: string,
     patch: object,
-    contentType: ContentType = 'application/strategic-merge-patch+json'
-  ) {
-    return this.admin.request(
+    contentType: ContentType
+  ): Promise<void> {
+    const patched = await this.admin.request<Written>(
       `patch ${name}`,
       'PATCH',
-      `/apis/apps/v1/namespaces/${this.ns}/daemonsets/${name}`,
-      {
-        body: JSON.stringify(patch),
-        contentType,
-      }
+      `${this.#kind.collection(this.ns)}/${name}`,
+      { body: JSON.stringify(patch), contentType }
+    );
+    this.#wrote(name, patched);
+  }
+
+  #wrote(name: string, answer: Written | undefined): void {
+    const generation = answer?.metadata?.generation ?? 0;
+    this.generations.set(
+      name,
+      Math.max(generation, this.generations.get(name) ?? 0)
     );
   }
 

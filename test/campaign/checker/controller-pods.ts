@@ -13,7 +13,7 @@
  * reported once.
  */
 import { type ClusterView, isLive, targetNode } from './cluster-view.js';
-import type { Pod } from './kube-objects.js';
+import { isDaemonSetKind, type Pod } from './kube-objects.js';
 import type { Violation } from './violation.js';
 
 /** How long after its creation a pod may go unjudged (markForeign's way in). */
@@ -72,7 +72,7 @@ export class ControllerPodMonitor {
     const ref = pod.metadata.ownerReferences?.find((r) => r.controller);
     if (!ref) return 'has no controller';
     const describe = `${ref.kind ?? '?'} ${ref.name ?? '?'} (uid ${ref.uid})`;
-    if (ref.kind !== 'DaemonSet') return `is controlled by ${describe}`;
+    if (!isDaemonSetKind(ref.kind)) return `is controlled by ${describe}`;
     if (this.#lastSeen.has(ref.uid)) return undefined;
     return `is controlled by ${describe}, which the namespace does not hold (nor did within ${DELETED_OWNER_GRACE_MS / 1000} s)`;
   }

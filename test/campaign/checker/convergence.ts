@@ -225,3 +225,26 @@ const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
       ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
     }));
 };
+
+/**
+ * Returns a divergence for each DaemonSet whose generation in the view is
+ * below the one the runner's last write of it made (`written`, by name):
+ * a view from before that write must not pass for converged.
+ */
+export const unseenWrites = (
+  view: ClusterView,
+  namespace: string,
+  written: ReadonlyMap<string, number>
+): Divergence[] =>
+  [...written].flatMap(([name, generation]) => {
+    const seen =
+      view.daemonSets.get(`${namespace}/${name}`)?.metadata.generation ?? 0;
+    return seen >= generation
+      ? []
+      : [
+          {
+            daemonSet: name,
+            detail: `${name}: the checker sees generation ${seen}, the runner wrote ${generation}`,
+          },
+        ];
+  });

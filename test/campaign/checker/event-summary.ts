@@ -13,7 +13,7 @@ import type {
   Pod,
   WatchedKind,
 } from './kube-objects.js';
-import { REVISION_HASH_LABEL } from './kube-objects.js';
+import { isDaemonSetKind, REVISION_HASH_LABEL } from './kube-objects.js';
 
 /** A summary line and what it is about. */
 export interface Summary {
@@ -43,7 +43,7 @@ const summarizePod = (pod: Pod): Summary => {
   ];
   const subjects: Subject[] = [`pod:${pod.metadata.name}`];
   if (node) subjects.push(`node:${node}`);
-  if (owner?.kind === 'DaemonSet' && owner.name) {
+  if (isDaemonSetKind(owner?.kind) && owner?.name) {
     subjects.push(dsSubject(pod.metadata.namespace, owner.name));
   }
   return { state: parts.filter(Boolean).join(' '), subjects };

@@ -20,11 +20,12 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterView } from './cluster-view.js';
 import { ControllerPodMonitor } from './controller-pods.js';
-import { type Divergence, divergenceOf } from './convergence.js';
+import { type Divergence, divergenceOf, unseenWrites } from './convergence.js';
 import { EventIntake, HOLD_MS } from './event-intake.js';
 import { ForeignPodMonitor } from './foreign-pods.js';
 import { History, type HistoryEntry, type Subject } from './history.js';
 import { IneligiblePodMonitor } from './ineligible-pods.js';
+import type { DaemonSetKind } from './kube-objects.js';
 import { OnePodPerNodeMonitor } from './one-pod-per-node.js';
 import { UnavailabilityBudgetMonitor } from './unavailability-budget.js';
 import type { Violation } from './violation.js';
@@ -41,6 +42,8 @@ export interface CheckerOptions {
   namespace: string;
   /** Only nodes carrying it belong to the run. */
   nodeLabel: { key: string; value: string };
+  /** The kind of the run's DaemonSets (default apps/v1 DaemonSet). */
+  daemonSetKind?: DaemonSetKind;
   /** How long a pod may stay on a node that must not run it while no fault blocks the controller (default 30 s). */
   ineligibleGraceMs?: number;
   /**
@@ -125,7 +128,8 @@ export class InvariantChecker {
       kc,
       options.namespace,
       (kind) => this.#intake.sinkFor(kind),
-      this.#now
+      this.#now,
+      options.daemonSetKind
     );
   }
 
@@ -187,13 +191,21 @@ export class InvariantChecker {
     return [...this.#violations];
   }
 
-  /** Polls the checker's own view until every DaemonSet has converged. */
+  /**
+   * Polls the checker's own view until every DaemonSet has converged — and
+   * shows at least the generation the runner's last write of it made
+   * (`written`, by name), so a view from before that write cannot pass.
+   */
   async awaitConvergence(
-    timeoutMs: number
+    timeoutMs: number,
+    written: ReadonlyMap<string, number> = new Map()
   ): Promise<{ ok: true; ms: number } | { ok: false; violation: Violation }> {
     const started = this.#now();
     for (;;) {
-      const divergences = this.#divergences();
+      const divergences = [
+        ...this.#divergences(),
+        ...unseenWrites(this.#view, this.options.namespace, written),
+      ];
       if (divergences.length === 0)
         return { ok: true, ms: this.#now() - started };
       if (this.#now() - started >= timeoutMs) {

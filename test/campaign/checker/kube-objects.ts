@@ -127,5 +127,21 @@ export interface KindObjects {
   revision: ControllerRevision;
 }
 
+/**
+ * The kinds a run's DaemonSets may be: apps/v1, or the product's own
+ * AdvancedDaemonSet (same spec and status fields, plus Kruise's controls).
+ */
+export type DaemonSetKind = 'DaemonSet' | 'AdvancedDaemonSet';
+
+/** Returns whether an owner reference names a DaemonSet of either kind. */
+export const isDaemonSetKind = (kind: string | undefined): boolean =>
+  kind === 'DaemonSet' || kind === 'AdvancedDaemonSet';
+
+/** Returns the namespace's DaemonSets collection of `kind`. */
+export const daemonSetsPath = (kind: DaemonSetKind, ns: string): string =>
+  kind === 'DaemonSet'
+    ? `/apis/apps/v1/namespaces/${ns}/daemonsets`
+    : `/apis/apps.dsr.dev/v1beta1/namespaces/${ns}/advanceddaemonsets`;
+
 /** Label holding the revision a daemon pod was made from (apps/v1). */
 export const REVISION_HASH_LABEL = 'controller-revision-hash';

@@ -1,11 +1,17 @@
 /**
- * The checker's four watches (nodes, and the run namespace's DaemonSets,
+ * The checker's four watches (nodes, and the run namespace's DaemonSets of
+ * the run's kind,
  * ControllerRevisions and pods) and their health: a watch down for longer
  * than WATCH_OUTAGE_LIMIT_MS leaves a hole in what the checker saw, so the
  * run cannot be called green and is reported void (checker-watch-failed).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KindObjects, WatchedKind } from './kube-objects.js';
+import {
+  type DaemonSetKind,
+  daemonSetsPath,
+  type KindObjects,
+  type WatchedKind,
+} from './kube-objects.js';
 import { Reflector, type ReflectorSink } from './reflector.js';
 import type { Violation } from './violation.js';
 
@@ -24,12 +30,13 @@ export class WatchSet {
     kc: KubeConfig,
     namespace: string,
     sinkFor: (kind: WatchedKind) => ReflectorSink<AnyObject>,
-    private readonly now: () => number
+    private readonly now: () => number,
+    daemonSetKind: DaemonSetKind = 'DaemonSet'
   ) {
     const ns = encodeURIComponent(namespace);
     const paths: [WatchedKind, string][] = [
       ['node', '/api/v1/nodes'],
-      ['daemonSet', `/apis/apps/v1/namespaces/${ns}/daemonsets`],
+      ['daemonSet', daemonSetsPath(daemonSetKind, ns)],
       ['revision', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`],
       ['pod', `/api/v1/namespaces/${ns}/pods`],
     ];
