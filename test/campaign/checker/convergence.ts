@@ -233,12 +233,11 @@ const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
  */
 export const unseenWrites = (
   view: ClusterView,
-  namespace: string,
   written: ReadonlyMap<string, number>
 ): Divergence[] =>
   [...written].flatMap(([name, generation]) => {
-    const seen =
-      view.daemonSets.get(`${namespace}/${name}`)?.metadata.generation ?? 0;
+    // The view keys the run namespace's objects by name alone.
+    const seen = view.daemonSets.get(name)?.metadata.generation ?? 0;
     return seen >= generation
       ? []
       : [

@@ -204,7 +204,7 @@ export class InvariantChecker {
     for (;;) {
       const divergences = [
         ...this.#divergences(),
-        ...unseenWrites(this.#view, this.options.namespace, written),
+        ...unseenWrites(this.#view, written),
       ];
       if (divergences.length === 0)
         return { ok: true, ms: this.#now() - started };

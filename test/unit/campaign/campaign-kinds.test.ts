@@ -176,7 +176,8 @@ describe('a run’s kind in the campaign’s output', () => {
 describe('unseenWrites', () => {
   const viewWith = (generation: number) => {
     const view = new ClusterView();
-    view.daemonSets.set('ns/ds-0', {
+    // Keyed by name, as the checker's intake stores the run namespace's objects.
+    view.store('daemonSet').set('ds-0', {
       metadata: { name: 'ds-0', namespace: 'ns', uid: 'u', generation },
       spec: { selector: {}, template: {} },
     } as unknown as DaemonSet);
@@ -187,9 +188,9 @@ describe('unseenWrites', () => {
     // Prepare
     const written = new Map([['ds-0', 3]]);
     // Act
-    const behind = unseenWrites(viewWith(2), 'ns', written);
-    const caughtUp = unseenWrites(viewWith(3), 'ns', written);
-    const missing = unseenWrites(new ClusterView(), 'ns', written);
+    const behind = unseenWrites(viewWith(2), written);
+    const caughtUp = unseenWrites(viewWith(3), written);
+    const missing = unseenWrites(new ClusterView(), written);
     // Assess
     expect(behind.map((d) => d.detail)).toEqual([
       'ds-0: the checker sees generation 2, the runner wrote 3',
