@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import type { ContentType } from '#lib/adapters/kube/kube-http.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import { advancedDaemonSetsPath } from '../testbed/advanced-daemonset-crd.js';
 import type { CampaignKind } from './run-types.js';
 
 const run = promisify(execFile);
@@ -61,8 +62,7 @@ const native = (kubectl: string): KindAccess => ({
 const OWN: KindAccess = {
   kind: 'AdvancedDaemonSet',
   apiVersion: 'apps.dsr.dev/v1beta1',
-  collection: (ns) =>
-    `/apis/apps.dsr.dev/v1beta1/namespaces/${ns}/advanceddaemonsets`,
+  collection: advancedDaemonSetsPath,
   templatePatch: 'application/merge-patch+json',
   rollout: async (verb, ns, name, kubeconfig) => {
     const out = await runPlugin(

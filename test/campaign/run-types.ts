@@ -7,6 +7,7 @@ import type { ClusterReader } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
+import type { DaemonSetKind } from './checker/kube-objects.js';
 import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
 import { SeededRandom } from './seeded-random.js';
 import { drawWorkload, type PlannedAction } from './workload.js';
@@ -29,7 +30,7 @@ export interface CampaignBed {
  * `apps/v1` ownership mode, or the own AdvancedDaemonSet, in the
  * `apps.dsr.dev/v1beta1` mode with Kruise's rollout controls.
  */
-export type CampaignKind = 'DaemonSet' | 'AdvancedDaemonSet';
+export type CampaignKind = DaemonSetKind;
 
 /** What one run does; plan and workload default to the seed's. */
 export interface RunOptions {
