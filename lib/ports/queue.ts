@@ -66,6 +66,11 @@ export interface SyncStart {
   failures: number;
   /** How fresh its cached reads must be. */
   seen: SeenVersions;
+  /**
+   * Whether an attempt of the key died since its last successful sync
+   * (`requireLatest`): the sync reads the latest state, not a cache.
+   */
+  readLatest: boolean;
 }
 
 /**
@@ -82,7 +87,14 @@ export interface WorkQueueLedger {
   beginSync(key: string): Promise<SyncStart>;
   /** Counts one failed sync; returns the count including it. */
   recordFailure(key: string): Promise<number>;
-  /** Forgets the key's failures (client-go `Forget`). */
+  /**
+   * Notes that an attempt of the key died (its message came back): until a
+   * sync succeeds, the key's syncs read the latest state. The dead
+   * attempt's writes are covered by no expectations, and a redelivered
+   * message that is requeued without a sync no longer shows the death.
+   */
+  requireLatest(key: string): Promise<void>;
+  /** Forgets the key's failures (client-go `Forget`) and `requireLatest`. */
   forget(key: string): Promise<void>;
   /** Forgets pods to release that a successful sync has looked at. */
   forgetReleases(key: string, pods: readonly string[]): Promise<void>;

@@ -19,6 +19,7 @@ import type {
 } from '../ports/index.js';
 import { itemRetryDelayMs } from '../reconcile/backoff-policy.js';
 import type { SyncResult } from '../sync/sync-daemon-set.js';
+import { LATEST_STATE } from './sync-snapshot-reader.js';
 
 /** How a work item ended. */
 export type ProcessOutcome =
@@ -52,16 +53,21 @@ export const processKey = async (
   key: string,
   deps: ProcessKeyDeps
 ): Promise<ProcessOutcome> => {
-  const { failures, seen } = await deps.ledger.beginSync(key);
+  const { failures, seen, readLatest } = await deps.ledger.beginSync(key);
+  // Both are kept until a sync succeeds: a retry reads the latest state too.
+  const toForget = failures > 0 || readLatest;
   let result: SyncResult;
   try {
-    result = await deps.sync(key, seen);
+    result = await deps.sync(
+      key,
+      readLatest ? { ...seen, ...LATEST_STATE } : seen
+    );
   } catch (e) {
     // Left to redelivery, whose attempt drops the key's expectations.
     if (e instanceof UnsettledExpectationsError) throw e;
     const error = toError(e);
     if (e instanceof TerminalError) {
-      if (failures > 0) await deps.ledger.forget(key);
+      if (toForget) await deps.ledger.forget(key);
       deps.logger.error('sync can never succeed; dropping key', {
         error: error.message,
       });
@@ -77,7 +83,7 @@ export const processKey = async (
     });
     return { outcome: 'retrying', failures: count, retryAfterMs, error };
   }
-  if (failures > 0) await deps.ledger.forget(key);
+  if (toForget) await deps.ledger.forget(key);
   // The sync read and released them; a later relabel is noted anew.
   if (seen.releasePods !== undefined) {
     await deps.ledger.forgetReleases(key, seen.releasePods);

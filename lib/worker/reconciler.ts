@@ -157,6 +157,13 @@ export class Reconciler {
     });
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
+    // Before any guard that requeues the key without a sync (seed 4212).
+    const redelivered = await this.#forgetIfRedelivered(
+      key,
+      records,
+      session,
+      logger
+    );
     const cluster = session.record.id;
     if (await this.#skipIfFenced(key, logger)) return;
     const admitted = await this.#breaker.admit(
@@ -173,12 +180,6 @@ export class Reconciler {
     }
     let synced: SyncRun;
     try {
-      const redelivered = await this.#forgetIfRedelivered(
-        key,
-        records,
-        session,
-        logger
-      );
       synced = await this.#sync(key, session, logger, deadlineMs, redelivered);
     } finally {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
@@ -218,8 +219,9 @@ export class Reconciler {
 
   /**
    * Drops the expectations of an attempt that died (see the header); returns
-   * whether it did. Without them nothing covers that attempt's writes, so
-   * the sync then reads the latest state, not a cache.
+   * whether it did. Nothing then covers its writes: the ledger first notes
+   * that the key's syncs read the latest state until one succeeds (this
+   * attempt may requeue the key without a sync, or its sync may fail).
    */
   async #forgetIfRedelivered(
     key: string,
@@ -231,6 +233,7 @@ export class Reconciler {
     logger.warn(
       'redelivered: the previous attempt died; dropping its expectations'
     );
+    await this.#o.ledger.requireLatest(key);
     await session.deps.expectations.deleteExpectations(key);
     return true;
   }

@@ -2,7 +2,7 @@
  * The seen-version contract every WorkQueueMarks + WorkQueueLedger store
  * keeps (memory and DynamoDB): an add raises the key's version per
  * collection, even when it coalesces; nothing lowers or clears it; a sync's
- * begin returns it.
+ * begin returns it, and whether the key must read the latest state.
  */
 import { expect, it } from 'vitest';
 import type { WorkQueueLedger, WorkQueueMarks } from '#lib/ports/index.js';
@@ -90,6 +90,32 @@ export const seenVersionsContract = (
     // Act
     const start = await store.beginSync(newKey());
     // Assess
-    expect(start).toEqual({ failures: 0, seen: {} });
+    expect(start).toEqual({ failures: 0, seen: {}, readLatest: false });
+  });
+
+  it('converges-after-faults: after requireLatest, reports readLatest at every begin, through failures and coalesced adds, until forget (campaign seed 4212)', async () => {
+    // Prepare: a redelivered message showed a dead attempt of the key.
+    const store = newStore();
+    const key = newKey();
+    await store.markDirty(key, { collection: 'pods', resourceVersion: '40' });
+    // Act
+    await store.requireLatest(key);
+    const first = await store.beginSync(key);
+    await store.recordFailure(key);
+    await store.markDirty(key);
+    const retry = await store.beginSync(key);
+    await store.forget(key);
+    const after = await store.beginSync(key);
+    // Assess
+    expect([first.readLatest, retry.readLatest, after.readLatest]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(after).toEqual({
+      failures: 0,
+      seen: { pods: '40' },
+      readLatest: false,
+    });
   });
 };

@@ -200,6 +200,40 @@ export const updateLiveItem = async (
   return attempt();
 };
 
+/** An update of one item that exists. */
+export interface ExistingUpdate extends Expression {
+  client: DynamoDBClient;
+  tableName: string;
+  pk: string;
+  operation: string;
+  update: string;
+}
+
+/**
+ * Runs an update that only undoes state, on an existing item (a failed
+ * condition means there was nothing to undo). Expired items need no
+ * special case: undoing stale state leaves them as absent as before.
+ */
+export const updateExistingItem = async (u: ExistingUpdate): Promise<void> => {
+  const exists = `attribute_exists(#${PARTITION_KEY})`;
+  await conditionalWrite(`${u.operation} ${u.pk}`, () =>
+    u.client.send(
+      new UpdateItemCommand({
+        TableName: u.tableName,
+        Key: { [PARTITION_KEY]: str(u.pk) },
+        ...buildExpression({
+          update: u.update,
+          condition:
+            u.condition === undefined
+              ? exists
+              : `${exists} AND (${u.condition})`,
+          ...(u.values === undefined ? {} : { values: u.values }),
+        }),
+      })
+    )
+  );
+};
+
 /**
  * Returns the items stored under `pks` (absent ones are missing from the
  * map), keyed by pk: BatchGetItem takes at most 100 keys a call and may

@@ -11,7 +11,7 @@
  * timer is only disarmed by its own token.
  */
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
@@ -30,9 +30,7 @@ import {
 } from '../memory/memory-work-queue-store.js';
 import {
   bool,
-  buildExpression,
   callDynamo,
-  conditionalWrite,
   type Expression,
   type Item,
   isExpiredItem,
@@ -40,6 +38,7 @@ import {
   readNumber,
   readString,
   str,
+  updateExistingItem,
   updateLiveItem,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
@@ -51,7 +50,6 @@ import {
   toEpochSeconds,
 } from './table-schema.js';
 import {
-  EXISTS,
   HAS_NO_EARLIER_TIMER,
   HAS_NO_FRESH_MARK,
 } from './work-queue-conditions.js';
@@ -116,6 +114,7 @@ export class DynamoWorkQueueStore
     return {
       failures: readNumber(item, 'failures') ?? 0,
       seen: seenVersionsOf(item),
+      readLatest: item?.readLatest?.BOOL === true,
     };
   }
 
@@ -164,8 +163,17 @@ export class DynamoWorkQueueStore
     return outcome.ok ? (readNumber(outcome.attributes, 'failures') ?? 1) : 1;
   }
 
+  async requireLatest(key: string): Promise<void> {
+    await this.#updateLive('requireLatest', key, this.clock.now(), {
+      update: 'SET #readLatest = :true, #expiresAt = :expiresAt',
+      values: { ':true': bool(true) },
+    });
+  }
+
   async forget(key: string): Promise<void> {
-    await this.#updateExisting('forget', key, { update: 'REMOVE #failures' });
+    await this.#updateExisting('forget', key, {
+      update: 'REMOVE #failures, #readLatest',
+    });
   }
 
   async armTimer(key: string, dueAtMs: number): Promise<string | undefined> {
@@ -265,31 +273,19 @@ export class DynamoWorkQueueStore
     });
   }
 
-  /**
-   * Runs an update that only undoes state, on an existing item (a failed
-   * condition means there was nothing to undo). Expired items need no
-   * special case: undoing stale state leaves them as absent as before.
-   */
-  async #updateExisting(
+  /** Runs an update that only undoes state, on an existing item. */
+  #updateExisting(
     operation: string,
     key: string,
-    { update, condition, values }: Expression & { update: string }
+    expression: Expression & { update: string }
   ): Promise<void> {
-    const pk = this.#pk(key);
-    await conditionalWrite(`${operation} ${pk}`, () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: str(pk) },
-          ...buildExpression({
-            update,
-            condition:
-              condition === undefined ? EXISTS : `${EXISTS} AND (${condition})`,
-            values,
-          }),
-        })
-      )
-    );
+    return updateExistingItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(key),
+      operation,
+      ...expression,
+    });
   }
 
   #pk(key: string): string {

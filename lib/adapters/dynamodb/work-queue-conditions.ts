@@ -27,6 +27,3 @@ export const HAS_NO_FRESH_MARK =
  */
 export const HAS_NO_EARLIER_TIMER =
   'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
-
-/** The item exists (writes that undo something never create one). */
-export const EXISTS = 'attribute_exists(#pk)';

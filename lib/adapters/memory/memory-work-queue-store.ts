@@ -67,6 +67,7 @@ interface QueueEntry {
   /** Marked, its message not yet confirmed sent. */
   markUnsentSinceMs?: number;
   failures: number;
+  readLatest?: boolean;
   seen: SeenRecord;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
   timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
@@ -132,7 +133,11 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const entry = this.#liveOrNew(key, now);
     delete entry.dirtyAtMs;
     this.#write(key, entry, now, { dirty: false });
-    return { failures: entry.failures, seen: entry.seen.snapshot() };
+    return {
+      failures: entry.failures,
+      seen: entry.seen.snapshot(),
+      readLatest: entry.readLatest === true,
+    };
   }
 
   async raiseSeen(key: string, seen: SeenVersion): Promise<void> {
@@ -159,10 +164,18 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     this.#entries.get(key)?.seen.forgetReleases(pods);
   }
 
-  /** Forgets the key's failures. */
+  async requireLatest(key: string): Promise<void> {
+    const now = this.#clock.now();
+    const entry = this.#liveOrNew(key, now);
+    this.#write(key, entry, now, { readLatest: true });
+  }
+
+  /** Forgets the key's failures and `requireLatest`. */
   async forget(key: string): Promise<void> {
     const entry = this.#entries.get(key);
-    if (entry !== undefined) entry.failures = 0;
+    if (entry === undefined) return;
+    entry.failures = 0;
+    delete entry.readLatest;
   }
 
   /**

@@ -124,6 +124,7 @@ export const memoryQueuePorts = (
 ): { queue: WorkQueue; ledger: WorkQueueLedger } => {
   // What each key's adds saw (never cleared, as the stores keep it).
   const seen = new Map<string, SeenRecord>();
+  const mustReadLatest = new Set<string>();
   const recordOf = (key: string): SeenRecord => {
     let record = seen.get(key);
     if (record === undefined) {
@@ -149,9 +150,16 @@ export const memoryQueuePorts = (
       beginSync: async (key) => ({
         failures: q.numRequeues(key),
         seen: seen.get(key)?.snapshot() ?? {},
+        readLatest: mustReadLatest.has(key),
       }),
       recordFailure: async (key) => q.recordFailure(key),
-      forget: async (key) => q.forget(key),
+      requireLatest: async (key) => {
+        mustReadLatest.add(key);
+      },
+      forget: async (key) => {
+        q.forget(key);
+        mustReadLatest.delete(key);
+      },
       forgetReleases: async (key, pods) => seen.get(key)?.forgetReleases(pods),
     },
   };

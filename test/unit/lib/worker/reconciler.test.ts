@@ -387,6 +387,55 @@ describe('Reconciler', () => {
     expect(asked).toEqual([undefined, 'latest']);
   });
 
+  it('converges-after-faults: drops a dead attempt’s expectations when its redelivered message is requeued by the open breaker without a call, and the key’s next sync reads the latest state and acts (campaign seed 4212)', async () => {
+    // Prepare: an attempt set expectations for 3 creates and died; the
+    // cluster breaker is open when its message comes back.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await h.expectations.setExpectations(keyOf(ds), 3, 0);
+    await health.recordFailure(CLUSTER, '429', () => 1_000, 0);
+    const asked: (string | undefined)[] = [];
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    h.cluster.listNodes = async (seen?: string) => {
+      asked.push(seen);
+      return listNodes();
+    };
+    // Act: the redelivery is requeued without a call; the requeued message
+    // (a first delivery) comes after the breaker's time.
+    await runBatch([record(keyOf(ds), { receiveCount: 2 })]);
+    const readsWhileOpen = h.cluster.reads;
+    h.clock.step(1_001);
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(readsWhileOpen).toBe(0);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster backed off; key requeued without a call'
+    );
+    expect(h.cluster.created).toHaveLength(3);
+    expect(asked).toEqual(['latest']);
+  });
+
+  it('reads the latest state on the retry of a redelivered key’s failed sync, and from its cache again after a sync succeeds', async () => {
+    // Prepare: the redelivered attempt's sync fails at its first read.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const asked: (string | undefined)[] = [];
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    let fail = true;
+    h.cluster.listNodes = async (seen?: string) => {
+      asked.push(seen);
+      if (fail) {
+        fail = false;
+        throw new SyncError('list nodes: the table answered late');
+      }
+      return listNodes();
+    };
+    // Act: the retry and one more sync, as first deliveries.
+    await runBatch([record(keyOf(ds), { receiveCount: 2 })]);
+    await runBatch([record(keyOf(ds))]);
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(asked).toEqual(['latest', 'latest', undefined]);
+  });
+
   it('waits for outstanding expectations on a first delivery', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
@@ -417,6 +466,7 @@ describe('Reconciler', () => {
           throw new Error('table throttled');
         },
         recordFailure: async () => 0,
+        requireLatest: async () => undefined,
         forget: async () => undefined,
         forgetReleases: async () => undefined,
         seenOf: async () => ({}),
