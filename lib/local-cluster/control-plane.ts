@@ -48,10 +48,11 @@ export interface ControlPlaneOptions {
   keepWorkDir?: boolean;
   /**
    * Another cluster on a running control plane's etcd, under its own key
-   * prefix (the fleet bench: many API servers, one etcd), and without the
-   * support controllers.
+   * prefix (the fleet bench: many API servers, one etcd).
    */
   sharedEtcd?: { clientPort: number; prefix: string };
+  /** Run the support controllers (GC, namespaces, pod GC); default: unless `sharedEtcd`. */
+  supportControllers?: boolean;
 }
 
 /** A running local control plane. */
@@ -99,7 +100,8 @@ export class ControlPlane {
       if (!shared) await cp.#startEtcd(etcdClient, etcdPeer);
       await cp.#startApiServer(cp.etcdClientPort, apiPort, shared?.prefix);
       await cp.#startScheduler();
-      if (!shared) await cp.#startSupportControllers();
+      if (options.supportControllers ?? !shared)
+        await cp.#startSupportControllers();
       cp.#start('kwok', [
         `--kubeconfig=${cp.kubeconfigPath}`,
         `--config=${STAGES}`,

@@ -130,11 +130,14 @@ export const cleanUpRun = async (
 
 /**
  * Starts another cluster on the bench's etcd under its own key prefix: its
- * own kube-apiserver, kube-scheduler and KWOK (many clusters, one etcd).
+ * own kube-apiserver, kube-scheduler and KWOK (many clusters, one etcd),
+ * and the support controllers when `supportControllers` (a cluster whose
+ * namespaces are deleted and whose pods are collected, as the campaign's).
  */
 export const startTenant = (
   bed: BenchTestbed,
-  prefix: string
+  prefix: string,
+  supportControllers = false
 ): Promise<ControlPlane> =>
   ControlPlane.start({
     binDir: bed.binDir,
@@ -142,4 +145,5 @@ export const startTenant = (
       clientPort: bed.controlPlane.etcdClientPort,
       prefix: `/${prefix}`,
     },
+    supportControllers,
   });

@@ -6,7 +6,12 @@
  */
 import type { Interference, Interferer } from '../bench/counting-proxy.js';
 import type { FunctionName } from '../integration/serverless/stack.js';
-import type { FaultKind, FaultPlan, FaultWindow } from './fault-plan.js';
+import {
+  CLUSTER_FAULT_KINDS,
+  type FaultKind,
+  type FaultPlan,
+  type FaultWindow,
+} from './fault-plan.js';
 import type {
   ApiFaultAction,
   ApiFaultDecider,
@@ -79,6 +84,16 @@ export class ActiveFaults implements ContainerFaults {
    */
   holdsControllerBack(): boolean {
     return this.#open().some((w) => HOLDING_KINDS.has(w.kind));
+  }
+
+  /**
+   * Whether a window open now holds back every cluster's controller: the
+   * shared table or queues failing, not one cluster's API server.
+   */
+  holdsEveryClusterBack(): boolean {
+    return this.#open().some(
+      (w) => HOLDING_KINDS.has(w.kind) && !CLUSTER_FAULT_KINDS.includes(w.kind)
+    );
   }
 
   #open(): FaultWindow[] {

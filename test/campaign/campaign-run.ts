@@ -1,44 +1,40 @@
 /**
- * One campaign run: a namespace with its own nodes, the product's serverless
- * stack reaching the cluster under the reconciler's least-privilege role
- * through the fault proxy, a random workload and random faults for a while,
- * then no faults and no workload until every DaemonSet has converged — with
- * the invariant checker watching from the start to the end.
+ * One campaign run: on each of its clusters (one, or `--clusters C`) a
+ * namespace with its own nodes and an invariant checker watching from the
+ * start to the end; the product's serverless stack reaching every cluster
+ * under the reconciler's least-privilege role through a fault proxy; a
+ * random workload and random faults for a while, then no faults and no
+ * workload until every DaemonSet has converged.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import { cleanUpRun } from '../bench/bench-testbed.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
-import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
-import { ensureAdvancedDaemonSetCrd } from '../testbed/advanced-daemonset-crd.js';
-import { createNamespace } from '../testbed/kube-fixtures.js';
 import { ActiveFaults } from './active-faults.js';
-import { InvariantChecker } from './checker/invariant-checker.js';
 import { describePlan } from './fault-plan.js';
-import { ApiFaultProxy } from './faults/api-fault-proxy.js';
 import { CampaignContainers } from './faults/lambda-containers.js';
+import { onCluster, type RunCluster, setUpRunCluster } from './run-cluster.js';
 import {
-  adminTarget,
-  kubeconfigThrough,
+  convergedEverywhere,
   leftOnQueues,
   runTimeline,
   settledAfterConvergence,
 } from './run-support.js';
 import {
   type CampaignBed,
+  harnessFailure,
   planOf,
   planted,
   type RunOptions,
   type RunResult,
 } from './run-types.js';
 import { SeededRandom } from './seeded-random.js';
-import { Workload } from './workload.js';
 
 export type {
   CampaignBed,
+  ClusterBed,
   PlantedBug,
   RunCost,
   RunOptions,
@@ -55,122 +51,86 @@ export const runCampaignRun = async (
   o: RunOptions
 ): Promise<RunResult> => {
   const started = Date.now();
-  const { plan, actions, kind } = planOf(o);
+  const planned = planOf(o);
   try {
-    return await runPlanned(bed, o, { plan, actions, kind }, started);
+    return await runPlanned(bed, o, planned, started);
   } catch (e) {
     // The harness failed (set-up, the cluster's own API): the run proves nothing.
-    return {
-      seed: o.seed,
-      options: o,
-      kind,
-      plan,
-      actions,
-      violations: [],
-      error: e instanceof Error ? (e.stack ?? e.message) : String(e),
-      injected: {},
-      convergeMs: undefined,
-      wallMs: Date.now() - started,
-      cost: {
-        apiRequests: 0,
-        dynamodbCalls: 0,
-        sqsCalls: 0,
-        reconcileInvocations: 0,
-      },
-      containers: { started: 0, killed: 0, timedOut: 0 },
-      history: [],
-      logAfterFaults: [],
-    };
+    return harnessFailure(o, planned, e, Date.now() - started);
   }
 };
 
 const runPlanned = async (
   bed: CampaignBed,
   o: RunOptions,
-  { plan, actions, kind }: ReturnType<typeof planOf>,
+  { plan, actions, kind, otherClusters }: ReturnType<typeof planOf>,
   started: number
 ): Promise<RunResult> => {
   const random = new SeededRandom(o.seed);
   const ns = `camp-${o.seed.toString(36)}-${Date.now().toString(36).slice(-4)}`;
+  const beds = [bed, ...(bed.tenants ?? [])];
+  if (otherClusters.length >= beds.length) {
+    throw new Error(
+      `the run wants ${otherClusters.length + 1} clusters, the bed has ${beds.length}`
+    );
+  }
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
-    const checkerLater: { checker?: InvariantChecker } = {};
-    let faultsBegan = started;
-    const observer = {
-      note: (t: string) => checkerLater.checker?.note(t),
-      markChaos: (p: string) => checkerLater.checker?.markChaos(p),
-      markForeign: (p: string) => checkerLater.checker?.markForeign(p),
+    const faults = new ActiveFaults(plan, random.fork('faults'));
+    const specs = [
+      { kind, plan, faults, label: '', ns, targets: 'targets' },
+      ...otherClusters.map((c, i) => ({
+        ...c,
+        faults: new ActiveFaults(c.plan, random.fork(`faults-${i + 1}`)),
+        label: `cluster ${i + 1}`,
+        ns: `${ns}-c${i + 1}`,
+        targets: `targets-${i + 1}`,
+      })),
+    ];
+    const clusters: RunCluster[] = [];
+    for (const [i, s] of specs.entries()) {
+      clusters.push(
+        await setUpRunCluster(
+          bed,
+          {
+            ...s,
+            cluster: beds[i] ?? bed,
+            nodes: o.nodes,
+            random: random.fork(s.targets),
+            decide: s.faults.api,
+          },
+          cleanups
+        )
+      );
+    }
+    const [first] = clusters as [RunCluster, ...RunCluster[]];
+    const note = (text: string) => {
+      for (const c of clusters) c.checker.note(text);
     };
-    const workload = new Workload(
-      bed.admin,
-      ns,
-      bed.adminKubeconfigPath,
-      bed.kubectl,
-      random.fork('targets'),
-      observer,
-      kind
-    );
-    await createNamespace(bed.admin, ns);
-    // The namespace goes (and is gone) before the nodes, so KWOK still
-    // finishes the deletion of its pods.
-    cleanups.push(() => cleanUpRun(bed.admin, ns, workload.nodes));
-    const ownKind = kind === 'AdvancedDaemonSet';
-    if (ownKind) await ensureAdvancedDaemonSetCrd(bed.admin);
-    const identity = await createReconcilerIdentity(
-      bed.admin,
-      ns,
-      ownKind ? 'apps.dsr.dev/v1beta1' : 'apps/v1',
-      bed.adminKubeconfigPath
-    );
-    cleanups.push(() => identity.remove());
-    const target = adminTarget(bed.adminKubeconfigPath);
-    const api = await ApiFaultProxy.start(target.server, target.ca);
-    cleanups.push(() => api.close());
     const dynamodb = await CountingProxy.start(bed.dynamodbEndpoint);
     const sqs = await CountingProxy.start(bed.sqsEndpoint);
     cleanups.push(
       () => dynamodb.close(),
       () => sqs.close()
     );
-    await workload.addNodes(o.nodes);
-    const checker = await InvariantChecker.start({
-      kubeconfigPath: bed.adminKubeconfigPath,
-      namespace: ns,
-      nodeLabel: workload.nodeLabel,
-      daemonSetKind: kind,
-      // About one sync: a redelivery's visibility timeout (6 s), an
-      // invocation (5 s) and slack; paused while a fault holds the
-      // controller back.
-      ineligibleGraceMs: 15_000,
-    });
-    checkerLater.checker = checker;
-    cleanups.push(() => checker.stop());
-    const faults = new ActiveFaults(plan, random.fork('faults'));
-    api.decide = faults.api;
     dynamodb.interfere = faults.dynamodb;
     sqs.interfere = faults.sqs;
     let containers: CampaignContainers | undefined;
-    // Watches open before a window opens are cut when it opens, too.
-    const cutting = plan.windows
-      .filter(
-        (w) =>
-          w.kind === 'watch-cut' ||
-          w.kind === 'watch-410' ||
-          w.kind === 'cluster-unreachable'
-      )
-      .map((w) => w.fromMs);
+    let faultsBegan = started;
     const stack = await ServerlessStack.start({
-      kubeconfigPath: kubeconfigThrough(
-        identity.kubeconfigPath,
-        api,
-        path.join(bed.workDir, `${ns}.kubeconfig`)
-      ),
+      kubeconfigPath: first.kubeconfigPath,
       endpoints: { dynamodb: bed.dynamodbEndpoint, sqs: bed.sqsEndpoint },
       productEndpoints: { dynamodb: dynamodb.endpoint, sqs: sqs.endpoint },
       // Short bridge turns: more hand-overs and bridge starts for the
       // faults to hit.
       bridgeWatchSeconds: 5,
-      ...(ownKind ? { ownership: 'apps.dsr.dev/v1beta1' as const } : {}),
+      ...(kind === 'AdvancedDaemonSet'
+        ? { ownership: 'apps.dsr.dev/v1beta1' as const }
+        : {}),
+      // As many reconcilers per cluster as a one-cluster run has.
+      ...(clusters.length > 1
+        ? { reconcileConcurrency: 2 * clusters.length }
+        : {}),
       host: (newWiring) => {
         containers = new CampaignContainers(
           (clock) => planted(newWiring(clock), o.plant),
@@ -187,90 +147,130 @@ const runPlanned = async (
         .catch(() => undefined);
       // The whole log, for reading a run after the fact: the stack's lines
       // and the checker's history (its watch events, the runner's notes)
-      // in one timeline, in seconds since the faults began.
+      // in one timeline, in seconds since the faults began; one per cluster.
       mkdirSync(bed.logDir, { recursive: true });
-      writeFileSync(
-        path.join(bed.logDir, `seed-${o.seed}-${ns}.log`),
-        runTimeline(stack.logger.lines, checkerLater.checker, faultsBegan)
-      );
+      for (const c of clusters) {
+        writeFileSync(
+          path.join(bed.logDir, `seed-${o.seed}-${c.ns}.log`),
+          runTimeline(stack.logger.lines, c.checker, faultsBegan)
+        );
+      }
     });
+    for (const [i, c] of clusters.entries()) {
+      if (i === 0) continue;
+      await stack.registerCluster(`${stack.cluster}-${i}`, c.kubeconfigPath, {
+        ownership:
+          c.kind === 'AdvancedDaemonSet' ? 'apps.dsr.dev/v1beta1' : 'apps/v1',
+        bridgeMode: 'watch',
+      });
+    }
 
     // Faults and workload, for faultMs.
-    await workload.createForeignPods();
-    for (let i = 0; i < o.daemonSets; i++) await workload.createDaemonSet(i);
-    faults.begin();
+    for (const c of clusters) {
+      await c.workload.createForeignPods();
+      for (let i = 0; i < o.daemonSets; i++)
+        await c.workload.createDaemonSet(i);
+    }
+    for (const s of specs) s.faults.begin();
     faultsBegan = faults.startedAt;
-    checker.note(
+    note(
       `fault plan: ${describePlan(plan).join('; ')}; workload: ${actions.map((a) => `${(a.atMs / 1000).toFixed(1)} s ${a.kind}`).join(', ')}`
     );
-    const cuts = cutting.map((ms) => setTimeout(() => api.cutAll(), ms));
-    cleanups.push(async () => cuts.forEach(clearTimeout));
-    checker.note(`faults begin: ${plan.windows.length} windows`);
-    const blocked = setInterval(
-      () => checker.setControllerBlocked(faults.holdsControllerBack()),
-      100
+    for (const s of specs.slice(1))
+      note(
+        `${s.label} (${s.kind}) fault plan: ${describePlan(s.plan).join('; ')}`
+      );
+    const cuts = clusters.flatMap((c) =>
+      c.cutsAtMs.map((ms) => setTimeout(() => c.api.cutAll(), ms))
     );
+    cleanups.push(async () => cuts.forEach(clearTimeout));
+    note(`faults begin: ${plan.windows.length} windows`);
+    // A cluster's controller is held back by its own API server's faults
+    // and by the shared parts' (table, queues), never by another cluster's.
+    const blocked = setInterval(() => {
+      for (const [i, c] of clusters.entries()) {
+        c.checker.setControllerBlocked(
+          i === 0
+            ? faults.holdsControllerBack()
+            : faults.holdsEveryClusterBack() ||
+                (specs[i]?.faults.holdsControllerBack() ?? false)
+        );
+      }
+    }, 100);
     for (const action of actions) {
       const wait = faults.startedAt + action.atMs - Date.now();
       if (wait > 0) await sleep(wait);
-      checker.note(`action ${action.kind}`);
-      await workload
-        .perform(action.kind)
-        .catch((e: unknown) =>
-          checker.note(`action ${action.kind} failed: ${String(e)}`)
-        );
+      note(`action ${action.kind}`);
+      await Promise.all(
+        clusters.map((c) =>
+          c.workload
+            .perform(action.kind)
+            .catch((e: unknown) =>
+              c.checker.note(`action ${action.kind} failed: ${String(e)}`)
+            )
+        )
+      );
     }
     const rest = faults.startedAt + o.faultMs - Date.now();
     if (rest > 0) await sleep(rest);
-    faults.stop();
+    for (const s of specs) s.faults.stop();
     clearInterval(blocked);
-    checker.setControllerBlocked(false);
-    checker.note('faults and workload stop');
+    for (const c of clusters) c.checker.setControllerBlocked(false);
+    note('faults and workload stop');
     const logMark = stack.logger.lines.length;
     // The own kind's held rollouts end, so that converged means the whole
     // rollout done (each control is judged by its own e2e test).
-    await workload
-      .promote()
-      .catch((e: unknown) => checker.note(`promote failed: ${String(e)}`));
+    await Promise.all(
+      clusters.map((c) =>
+        c.workload
+          .promote()
+          .catch((e: unknown) => c.checker.note(`promote failed: ${String(e)}`))
+      )
+    );
 
     // Liveness: everything converges with nothing more happening, and
     // stays so past every late delivery (a redelivery after the visibility
     // timeout, a delayed batch, a requeue timer); then no message is left
     // anywhere, dead-letter queues included (the accounting check).
-    const converged = await checker.awaitConvergence(
-      o.convergeTimeoutMs,
-      workload.generations
-    );
+    const converged = await convergedEverywhere(clusters, o.convergeTimeoutMs);
     // Without convergence, what the queues hold tells where a wake-up went.
     const settled = converged.ok
-      ? await settledAfterConvergence(checker, stack)
-      : await leftOnQueues(stack, 'when convergence timed out');
-    const violations = [
-      ...checker.violations(),
-      ...(converged.ok ? [] : [converged.violation]),
+      ? await settledAfterConvergence(clusters, stack)
+      : (await leftOnQueues(stack, 'when convergence timed out')).map((v) => ({
+          c: first,
+          v,
+        }));
+    const found = [
+      ...clusters.flatMap((c) => c.checker.violations().map((v) => ({ c, v }))),
+      ...converged.violations,
       ...settled,
     ];
-    const first = violations[0];
-    for (const [kind, n] of Object.entries(api.counts.faults))
-      faults.applied(kind, n);
+    for (const c of clusters) {
+      for (const [k, n] of Object.entries(c.api.counts.faults))
+        faults.applied(k, n);
+    }
+    const firstFound = found[0];
     return {
       seed: o.seed,
       options: o,
       kind,
+      otherClusters,
       plan,
       actions,
-      violations,
+      violations: found.map(({ c, v }) => onCluster(c, v)),
       injected: faults.injected,
       convergeMs: converged.ok ? converged.ms : undefined,
       wallMs: Date.now() - started,
       cost: {
-        apiRequests: api.counts.requests,
+        apiRequests: clusters.reduce((n, c) => n + c.api.counts.requests, 0),
         dynamodbCalls: dynamodb.calls.length,
         sqsCalls: sqs.calls.length,
         reconcileInvocations: stack.reconcilePoller.invocations.length,
       },
       containers: containers?.counts ?? { started: 0, killed: 0, timedOut: 0 },
-      history: first ? checker.minimalHistory(first) : [],
+      history: firstFound
+        ? firstFound.c.checker.minimalHistory(firstFound.v)
+        : [],
       logAfterFaults: stack.logger.lines
         .slice(logMark, logMark + 60)
         .map(

@@ -29,6 +29,15 @@ export const FAULT_KINDS = [
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/**
+ * The kinds that hit one cluster's API server alone (the fault proxy in
+ * front of it); every other kind hits the deployment's shared parts
+ * (containers, queues, table) and so every cluster at once.
+ */
+export const CLUSTER_FAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter(
+  (k) => /^(api|watch|cluster)-/.test(k)
+);
+
 /** One window: from `fromMs` to `toMs` after the run's start, `rate` of the calls. */
 export interface FaultWindow {
   kind: FaultKind;
@@ -67,14 +76,18 @@ const RATES: Record<FaultKind, [number, number]> = {
   'clock-skew': [0.3, 1],
 };
 
-/** Draws a plan: `windows` windows inside the first `durationMs` of the run. */
+/**
+ * Draws a plan: `windows` windows of `kinds` inside the first `durationMs`
+ * of the run.
+ */
 export const drawFaultPlan = (
   random: SeededRandom,
   durationMs: number,
-  windows: number
+  windows: number,
+  kinds: readonly FaultKind[] = FAULT_KINDS
 ): FaultPlan => ({
   windows: Array.from({ length: windows }, () => {
-    const kind = random.pick(FAULT_KINDS);
+    const kind = random.pick(kinds);
     const length = random.int(1_500, Math.min(6_000, durationMs));
     const fromMs = random.int(0, Math.max(0, durationMs - length));
     const [low, high] = RATES[kind];

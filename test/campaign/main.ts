@@ -14,6 +14,10 @@
  *   --own-kind P        the share of runs (0–1, drawn per seed) whose DaemonSets
  *                       are AdvancedDaemonSets with Kruise's rollout controls
  *                       (default 0.5; 0 replays seeds run before it existed)
+ *   --clusters C        clusters one stack manages in each run (default 1): API
+ *                       servers of their own on the bed's etcd, each with its own
+ *                       kind, API-side faults and workload; the shared parts'
+ *                       faults hit them all
  *   --cost-factor X     also run each seed without faults; its cost × X bounds the run's
  *   --plant BUG         plant a bug the checker must find (stale-cache)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
@@ -46,6 +50,7 @@ const { values } = parseArgs({
     plant: { type: 'string' },
     'cost-factor': { type: 'string' },
     'own-kind': { type: 'string', default: '0.5' },
+    clusters: { type: 'string', default: '1' },
     out: { type: 'string', default: '.build/campaign/last.json' },
   },
 });
@@ -103,14 +108,15 @@ const plantOf = (text: string): PlantedBug => {
 
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : count('seed');
 const parallel = Math.max(1, count('parallel'));
+const clusters = Math.max(1, count('clusters'));
 const say = (line: string) =>
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 say(
-  `campaign: ${count('runs')} runs from seed ${seed}, ${parallel} test bed(s)`
+  `campaign: ${count('runs')} runs from seed ${seed}, ${parallel} test bed(s)${clusters > 1 ? ` of ${clusters} clusters` : ''}`
 );
 const beds = await Promise.all(
-  Array.from({ length: parallel }, () => startCampaignBed())
+  Array.from({ length: parallel }, () => startCampaignBed(clusters))
 );
 say('test beds up');
 let exitCode = 0;
@@ -127,6 +133,7 @@ try {
       shrinkBudget: count('shrink'),
       windows: windowRange(values.windows),
       ownKindShare: share(values['own-kind']),
+      ...(clusters > 1 ? { clusters } : {}),
       ...(values['cost-factor'] === undefined
         ? {}
         : { costFactor: Number(values['cost-factor']) }),

@@ -135,8 +135,11 @@ export const replayCommand = (r: RunResult): string => {
     `--converge-seconds ${o.convergeTimeoutMs / 1_000}`,
     ...(o.windows ? [`--windows ${o.windows[0]}-${o.windows[1]}`] : []),
     ...(o.plant ? [`--plant ${o.plant}`] : []),
-    // The kind is drawn from the seed and the share; 0 or 1 pins it.
-    `--own-kind ${r.kind === 'AdvancedDaemonSet' ? 1 : 0}`,
+    // The kind is drawn from the seed and the share; 0 or 1 pins it. Each
+    // other cluster's kind is drawn the same way: those need the share.
+    r.otherClusters.length === 0
+      ? `--own-kind ${r.kind === 'AdvancedDaemonSet' ? 1 : 0}`
+      : `--own-kind ${o.ownKindShare ?? 0} --clusters ${r.otherClusters.length + 1}`,
   ].join(' ');
 };
 
@@ -152,5 +155,6 @@ export const describeRun = (r: RunResult): string => {
       : `VIOLATED ${r.violations.map((v) => `${v.invariant} (${v.detail})`).join('; ')}`;
   const replay =
     r.violations.length > 0 || r.error ? ` (replay: ${replayCommand(r)})` : '';
-  return `seed ${r.seed} (${r.kind}): ${verdict}${replay}; ${r.plan.windows.length} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
+  const kinds = [r.kind, ...r.otherClusters.map((c) => c.kind)].join(', ');
+  return `seed ${r.seed} (${kinds}): ${verdict}${replay}; ${[r.plan, ...r.otherClusters.map((c) => c.plan)].map((p) => p.windows.length).join(' + ')} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
 };

@@ -13,32 +13,67 @@ import type {
   Violation,
 } from './checker/invariant-checker.js';
 import type { ApiFaultProxy } from './faults/api-fault-proxy.js';
+import type { RunCluster } from './run-cluster.js';
 
 /** How long convergence must hold: past a redelivery (6 s visibility), a 3-s delayed batch and a 5-s invocation. */
 const SETTLE_MS = 15_000;
 
+/** A violation and the cluster of the run it was found on. */
+export interface FoundOn {
+  c: RunCluster;
+  v: Violation;
+}
+
+/**
+ * Awaits every cluster's convergence (each up to `timeoutMs`, at once);
+ * `ms` is the slowest's.
+ */
+export const convergedEverywhere = async (
+  clusters: readonly RunCluster[],
+  timeoutMs: number
+): Promise<{ ok: boolean; ms: number; violations: FoundOn[] }> => {
+  const each = await Promise.all(
+    clusters.map(async (c) => ({
+      c,
+      r: await c.checker.awaitConvergence(timeoutMs, c.workload.generations),
+    }))
+  );
+  const violations = each.flatMap(({ c, r }) =>
+    r.ok ? [] : [{ c, v: r.violation }]
+  );
+  return {
+    ok: violations.length === 0,
+    ms: Math.max(0, ...each.map(({ r }) => (r.ok ? r.ms : 0))),
+    violations,
+  };
+};
+
 /**
  * Waits SETTLE_MS after convergence; returns violations if it no longer
- * holds, or if any message is left on the work, delay or dead-letter queues.
+ * holds on a cluster, or if any message is left on the work, delay or
+ * dead-letter queues (found on the run's first cluster).
  */
 export const settledAfterConvergence = async (
-  checker: InvariantChecker,
+  clusters: readonly RunCluster[],
   stack: ServerlessStack
-): Promise<Violation[]> => {
+): Promise<FoundOn[]> => {
   await sleep(SETTLE_MS);
-  const still = await checker.awaitConvergence(1_000);
-  const out: Violation[] = still.ok
-    ? []
-    : [
-        {
+  const out: FoundOn[] = [];
+  for (const c of clusters) {
+    const still = await c.checker.awaitConvergence(1_000);
+    if (!still.ok) {
+      out.push({
+        c,
+        v: {
           ...still.violation,
           detail: `converged, then no longer: ${still.violation.detail}`,
         },
-      ];
-  return [
-    ...out,
-    ...(await leftOnQueues(stack, `${SETTLE_MS} ms after convergence`)),
-  ];
+      });
+    }
+  }
+  const [first] = clusters;
+  const left = await leftOnQueues(stack, `${SETTLE_MS} ms after convergence`);
+  return first ? [...out, ...left.map((v) => ({ c: first, v }))] : out;
 };
 
 /**

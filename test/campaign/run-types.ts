@@ -8,14 +8,28 @@ import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
 import type { DaemonSetKind } from './checker/kube-objects.js';
-import { drawFaultPlan, type FaultKind, type FaultPlan } from './fault-plan.js';
+import {
+  CLUSTER_FAULT_KINDS,
+  drawFaultPlan,
+  type FaultKind,
+  type FaultPlan,
+} from './fault-plan.js';
 import { SeededRandom } from './seeded-random.js';
 import { drawWorkload, type PlannedAction } from './workload.js';
 
-/** The shared test bed a run uses. */
-export interface CampaignBed {
+/** One Kubernetes cluster of a test bed, as its admin reaches it. */
+export interface ClusterBed {
   admin: KubeHttp;
   adminKubeconfigPath: string;
+}
+
+/** The shared test bed a run uses. */
+export interface CampaignBed extends ClusterBed {
+  /**
+   * More clusters, for runs of more than one: API servers of their own
+   * (with their scheduler and KWOK) on the bed's etcd.
+   */
+  tenants?: readonly ClusterBed[];
   kubectl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
@@ -53,6 +67,12 @@ export interface RunOptions {
    * own kind joined, so older seeds replay unchanged).
    */
   ownKindShare?: number;
+  /**
+   * Clusters one stack manages in the run (default 1). The first takes the
+   * seed's plan of every kind; each other its own plan of the kinds that
+   * hit one API server, its own kind, and the same workload schedule.
+   */
+  clusters?: number;
   plan?: FaultPlan;
   actions?: PlannedAction[];
 }
@@ -125,11 +145,19 @@ export interface RunCost {
   reconcileInvocations: number;
 }
 
+/** A run's cluster beyond the first: its kind and its API-side faults. */
+export interface OtherCluster {
+  kind: CampaignKind;
+  plan: FaultPlan;
+}
+
 /** What one run found. */
 export interface RunResult {
   seed: number;
   kind: CampaignKind;
   plan: FaultPlan;
+  /** The run's other clusters (none in a one-cluster run). */
+  otherClusters: OtherCluster[];
   actions: PlannedAction[];
   violations: Violation[];
   /** Set when the harness itself failed (the run proves nothing). */
@@ -150,16 +178,39 @@ export interface RunResult {
   logAfterFaults: string[];
 }
 
-/** Returns the seed's plan and workload (unless given). */
+/** Draws a run's (or a cluster's) kind from its stream. */
+const kindOf = (random: SeededRandom, ownKindShare = 0): CampaignKind =>
+  random.chance(ownKindShare) ? 'AdvancedDaemonSet' : 'DaemonSet';
+
+/**
+ * Returns the seed's kind, plan and workload (plan and workload unless
+ * given), and its other clusters', each from a stream of its own: adding
+ * clusters leaves the first cluster's draws as they were.
+ */
 export const planOf = (o: RunOptions) => {
   const random = new SeededRandom(o.seed);
   const [fewest, most] = o.windows ?? [4, 10];
   const windows = random.fork('size').int(fewest, most);
-  const kind: CampaignKind = random.fork('kind').chance(o.ownKindShare ?? 0)
-    ? 'AdvancedDaemonSet'
-    : 'DaemonSet';
+  const otherClusters = Array.from(
+    { length: Math.max(1, o.clusters ?? 1) - 1 },
+    (_, i): OtherCluster => {
+      const own = random.fork(`cluster-${i + 1}`);
+      return {
+        kind: kindOf(own.fork('kind'), o.ownKindShare),
+        plan: o.faultFree
+          ? { windows: [] }
+          : drawFaultPlan(
+              own.fork('plan'),
+              o.faultMs,
+              own.fork('size').int(fewest, most),
+              CLUSTER_FAULT_KINDS
+            ),
+      };
+    }
+  );
   return {
-    kind,
+    kind: kindOf(random.fork('kind'), o.ownKindShare),
+    otherClusters,
     plan: o.faultFree
       ? { windows: [] }
       : (o.plan ?? drawFaultPlan(random.fork('plan'), o.faultMs, windows)),
@@ -172,3 +223,29 @@ export const planOf = (o: RunOptions) => {
       ),
   };
 };
+
+/** The result of a run the harness could not carry out: it proves nothing. */
+export const harnessFailure = (
+  options: RunOptions,
+  planned: ReturnType<typeof planOf>,
+  e: unknown,
+  wallMs: number
+): RunResult => ({
+  ...planned,
+  seed: options.seed,
+  options,
+  violations: [],
+  error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+  injected: {},
+  convergeMs: undefined,
+  wallMs,
+  cost: {
+    apiRequests: 0,
+    dynamodbCalls: 0,
+    sqsCalls: 0,
+    reconcileInvocations: 0,
+  },
+  containers: { started: 0, killed: 0, timedOut: 0 },
+  history: [],
+  logAfterFaults: [],
+});

@@ -136,6 +136,7 @@ const result = (
   kind,
   options: options(seed, 0.5),
   plan: { windows: [] },
+  otherClusters: [],
   actions: [],
   violations: Array.from({ length: violations }, () => ({
     invariant: 'converges-after-faults' as const,
