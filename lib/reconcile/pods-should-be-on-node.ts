@@ -7,6 +7,8 @@
  *
  * Assumptions: `nodeToDaemonPods` holds claimed pods without deleted terminal
  * ones; backoff entries for every failed pod's key are preloaded.
+ * Deviation: a never-bound pod on a node that must get no new one is deleted
+ * (`withoutNeverBound`).
  * Invariants: without surge at most one non-terminating pod stays per node
  * (oldest bound pod kept); with surge at most one old and one new; a node
  * whose only pod is terminating gets no new pod unless surge is allowed;
@@ -175,7 +177,10 @@ export const podsShouldBeOnNode = (
   if (shouldRun && daemonPods === undefined) {
     plan.nodesNeedingDaemonPods.push(nodeName);
   } else if (shouldContinueRunning) {
-    const running = handleTerminalPods(node, daemonPods ?? [], input, plan);
+    const pods = shouldRun
+      ? (daemonPods ?? [])
+      : withoutNeverBound(daemonPods ?? [], plan);
+    const running = handleTerminalPods(node, pods, input, plan);
     if (!allowsSurge(input.ds)) {
       // Without surge keep the oldest; a node with only terminating pods
       // waits for them to go (DaemonSet "respects termination").
@@ -194,6 +199,21 @@ export const podsShouldBeOnNode = (
   }
   return plan;
 };
+
+/**
+ * Deletes the pods of a node that may keep its daemon pod but must get no
+ * new one (an untolerated NoSchedule taint) that the scheduler never bound:
+ * it never will, so they have nothing to continue, and kept they would count
+ * as unavailable and hold a rolling update forever. Upstream keeps them
+ * (campaign seed 10021: a pod created from a node list read just before the
+ * taint stayed Pending and the rollout never finished). Returns the rest.
+ */
+const withoutNeverBound = (pods: readonly Pod[], plan: ManagePlan): Pod[] =>
+  pods.filter((pod) => {
+    const neverBound = (pod.spec?.nodeName ?? '') === '' && !isDeleting(pod);
+    if (neverBound) plan.podsToDelete.push(podName(pod));
+    return !neverBound;
+  });
 
 /**
  * Returns unbound pods pinned to nodes that no longer exist: they can neither

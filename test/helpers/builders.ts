@@ -182,6 +182,37 @@ export const makePods = (
     newPod(`${nodeName}-`, nodeName, labels, ds)
   );
 
+/**
+ * A pod the scheduler has not bound yet, pinned to `nodeName` by the
+ * `matchFields metadata.name` affinity a DaemonSet pod carries.
+ */
+export const newPinnedPod = (
+  prefix: string,
+  nodeName: string,
+  labels: Record<string, string>,
+  ds: DaemonSet
+): Pod => {
+  const pod = newPod(prefix, '', labels, ds);
+  pod.spec = {
+    ...pod.spec,
+    containers: pod.spec?.containers ?? [],
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            {
+              matchFields: [
+                { key: 'metadata.name', operator: 'In', values: [nodeName] },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+  return pod;
+};
+
 /** Upstream `addFailedPods`: `count` Failed pods on the node. */
 export const makeFailedPods = (
   nodeName: string,

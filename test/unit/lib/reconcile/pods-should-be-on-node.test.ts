@@ -12,6 +12,7 @@ import {
   markPodDeleting,
   newDaemonSet,
   newNode,
+  newPinnedPod,
   newPod,
   simpleDaemonSetLabel,
 } from '../../../helpers/builders.js';
@@ -48,6 +49,32 @@ describe('podsShouldBeOnNode', () => {
     // Assess
     expect(plan.nodesNeedingDaemonPods).toEqual([]);
     expect(plan.podsToDelete).toEqual([]);
+  });
+
+  it('converges-after-faults: deletes a pod the scheduler never bound on a node whose NoSchedule taint it does not tolerate, and keeps a bound one (campaign seed 10021; upstream keeps both)', () => {
+    // Prepare: one pod created from a node list read just before the taint
+    // (Pending, pinned by affinity), one that was running there before it.
+    for (const rolling of [newDaemonSet('foo'), surge(newDaemonSet('foo'))]) {
+      const node = newNode('node-0');
+      node.spec = { taints: [{ key: 'k', effect: 'NoSchedule' }] };
+      const pinned = newPinnedPod(
+        'p-',
+        'node-0',
+        simpleDaemonSetLabel,
+        rolling
+      );
+      const [bound] = makePods('node-0', simpleDaemonSetLabel, rolling, 1);
+      // Act
+      const alone = podsShouldBeOnNode(node, input(rolling, [pinned]));
+      const beside = podsShouldBeOnNode(
+        node,
+        input(rolling, [pinned, ...(bound ? [bound] : [])])
+      );
+      // Assess
+      expect(alone.podsToDelete).toEqual([nameOf(pinned)]);
+      expect(alone.nodesNeedingDaemonPods).toEqual([]);
+      expect(beside.podsToDelete).toEqual([nameOf(pinned)]);
+    }
   });
 
   it('deletes only pods not already terminating on a node that must not keep them (NoExecute)', () => {

@@ -17,6 +17,7 @@ import {
   markPodDeleting,
   newDaemonSet,
   newNode,
+  newPinnedPod,
   newPod,
   rfc3339,
   simpleDaemonSetLabel,
@@ -97,28 +98,12 @@ describe('syncDaemonSet', () => {
           simpleDaemonSetLabel,
           ds
         );
-        const pinned = newPod('pod1-node-3', '', simpleDaemonSetLabel, ds);
-        pinned.spec = {
-          ...pinned.spec,
-          containers: pinned.spec?.containers ?? [],
-          affinity: {
-            nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: {
-                nodeSelectorTerms: [
-                  {
-                    matchFields: [
-                      {
-                        key: 'metadata.name',
-                        operator: 'In',
-                        values: ['node-2'],
-                      },
-                    ],
-                  },
-                ],
-              },
-            },
-          },
-        };
+        const pinned = newPinnedPod(
+          'pod1-node-3',
+          'node-2',
+          simpleDaemonSetLabel,
+          ds
+        );
         h.cluster.pods.push(
           ...makePods('node-0', simpleDaemonSetLabel, ds, 1),
           boundToMissing,
