@@ -23,6 +23,7 @@ import type { DaemonSet, Pod } from './kube-objects.js';
 import { REVISION_HASH_LABEL } from './kube-objects.js';
 import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
 import { isRollingUpdate } from './rolling-budget.js';
+import type { Violation } from './violation.js';
 
 /** Why one DaemonSet has not converged. */
 export interface Divergence {
@@ -224,6 +225,42 @@ const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
         `${hash} (${current.metadata.name})`,
       ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
     }));
+};
+
+/**
+ * Returns how every active DaemonSet of the view differs from converged,
+ * and each of the checker's watches that is down (its view is then stale).
+ */
+export const divergencesOf = (
+  view: ClusterView,
+  runLabel: RunLabel,
+  downPaths: readonly string[],
+  now: number
+): Divergence[] => [
+  ...view
+    .activeDaemonSets()
+    .map((ds) => divergenceOf(view, ds, runLabel, now))
+    .filter((d): d is Divergence => d !== undefined),
+  ...downPaths.map((path) => ({
+    daemonSet: '',
+    detail: `the checker's watch of ${path} is down`,
+  })),
+];
+
+/** The liveness violation of divergences that outlasted the bound. */
+export const notConverged = (
+  divergences: readonly Divergence[],
+  timeoutMs: number,
+  atMs: number
+): Violation => {
+  const [first] = divergences;
+  return {
+    invariant: 'converges-after-faults',
+    atMs,
+    ...(first?.daemonSet ? { daemonSet: first.daemonSet } : {}),
+    ...(first?.node ? { node: first.node } : {}),
+    detail: `not converged after ${timeoutMs} ms: ${divergences.map((d) => d.detail).join(' | ')}`,
+  };
 };
 
 /**

@@ -20,15 +20,15 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterView } from './cluster-view.js';
 import { ControllerPodMonitor } from './controller-pods.js';
-import { type Divergence, divergenceOf, unseenWrites } from './convergence.js';
+import { divergencesOf, notConverged, unseenWrites } from './convergence.js';
 import { EventIntake, HOLD_MS } from './event-intake.js';
 import { ForeignPodMonitor } from './foreign-pods.js';
-import { History, type HistoryEntry, type Subject } from './history.js';
+import { History, type HistoryEntry } from './history.js';
 import { IneligiblePodMonitor } from './ineligible-pods.js';
 import type { DaemonSetKind } from './kube-objects.js';
 import { OnePodPerNodeMonitor } from './one-pod-per-node.js';
 import { UnavailabilityBudgetMonitor } from './unavailability-budget.js';
-import type { Violation } from './violation.js';
+import { subjectsOf, type Violation } from './violation.js';
 import { WatchSet } from './watch-set.js';
 
 export type { HistoryEntry } from './history.js';
@@ -203,20 +203,18 @@ export class InvariantChecker {
     const started = this.#now();
     for (;;) {
       const divergences = [
-        ...this.#divergences(),
+        ...divergencesOf(
+          this.#view,
+          this.options.nodeLabel,
+          this.#watches.downPaths(),
+          this.#now()
+        ),
         ...unseenWrites(this.#view, written),
       ];
       if (divergences.length === 0)
         return { ok: true, ms: this.#now() - started };
       if (this.#now() - started >= timeoutMs) {
-        const first = divergences[0];
-        const violation: Violation = {
-          invariant: 'converges-after-faults',
-          atMs: this.#now(),
-          ...(first?.daemonSet ? { daemonSet: first.daemonSet } : {}),
-          ...(first?.node ? { node: first.node } : {}),
-          detail: `not converged after ${timeoutMs} ms: ${divergences.map((d) => d.detail).join(' | ')}`,
-        };
+        const violation = notConverged(divergences, timeoutMs, this.#now());
         this.#noteViolation(violation);
         return { ok: false, violation };
       }
@@ -245,21 +243,6 @@ export class InvariantChecker {
   async stop(): Promise<void> {
     clearInterval(this.#ticker);
     await this.#watches.stop();
-  }
-
-  #divergences(): Divergence[] {
-    const now = this.#now();
-    const found = this.#view
-      .activeDaemonSets()
-      .map((ds) => divergenceOf(this.#view, ds, this.options.nodeLabel, now))
-      .filter((d): d is Divergence => d !== undefined);
-    for (const path of this.#watches.downPaths()) {
-      found.push({
-        daemonSet: '',
-        detail: `the checker's watch of ${path} is down`,
-      });
-    }
-    return found;
   }
 
   #tick(): void {
@@ -314,9 +297,3 @@ export class InvariantChecker {
     });
   }
 }
-
-const subjectsOf = (v: Violation): Subject[] => [
-  ...(v.daemonSet ? [`ds:${v.daemonSet}` as const] : []),
-  ...(v.node ? [`node:${v.node}` as const] : []),
-  ...(v.pod ? [`pod:${v.pod}` as const] : []),
-];

@@ -1,5 +1,7 @@
 /** What the checker reports: the invariant broken, when, and about what. */
 
+import type { Subject } from './history.js';
+
 /** The invariants the checker evaluates. */
 export type InvariantName =
   /** > 1 live daemon pod of a DS on a node (> 2 while surge is allowed). */
@@ -30,3 +32,10 @@ export interface Violation {
   pod?: string;
   detail: string;
 }
+
+/** The history subjects a violation is about. */
+export const subjectsOf = (v: Violation): Subject[] => [
+  ...(v.daemonSet ? [`ds:${v.daemonSet}` as const] : []),
+  ...(v.node ? [`node:${v.node}` as const] : []),
+  ...(v.pod ? [`pod:${v.pod}` as const] : []),
+];
