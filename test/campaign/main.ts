@@ -7,7 +7,9 @@
  *   --daemon-sets D     DaemonSets per run (default 2)
  *   --fault-seconds F   faults and workload per run (default 20)
  *   --converge-seconds  the liveness bound after faults stop (default 120)
- *   --parallel P        test beds running runs side by side (default 1)
+ *   --parallel P        test beds running runs side by side (default 1), per process
+ *   --processes N       spread the seeds over N processes, each with its own
+ *                       --parallel beds (default 1): one event loop per few beds
  *   --minutes M         start no run after M minutes
  *   --shrink R          re-runs spent shrinking a violating run (default 6)
  *   --windows A-B       fault windows per run (default 4-10)
@@ -28,12 +30,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startCampaignBed } from './campaign-bed.js';
-import type { PlantedBug } from './campaign-run.js';
+import type { PlantedBug, RunResult } from './campaign-run.js';
 import { summarise, summaryMarkdown } from './campaign-summary.js';
 import { describePlan } from './fault-plan.js';
-import { runCampaign } from './run-campaign.js';
+import { runInProcesses, seedShares } from './process-split.js';
+import { runCampaign, type ShrunkRun } from './run-campaign.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +48,7 @@ const { values } = parseArgs({
     'fault-seconds': { type: 'string', default: '20' },
     'converge-seconds': { type: 'string', default: '120' },
     parallel: { type: 'string', default: '1' },
+    processes: { type: 'string', default: '1' },
     minutes: { type: 'string' },
     shrink: { type: 'string', default: '6' },
     windows: { type: 'string', default: '4-10' },
@@ -106,12 +111,62 @@ const plantOf = (text: string): PlantedBug => {
   return text;
 };
 
+/**
+ * Prints the summary and each violation (shrunk, with its history), writes
+ * the JSON summary; returns the exit code.
+ */
+const report = (results: RunResult[], shrunk: ShrunkRun[]): number => {
+  let exitCode = 0;
+  const summary = summarise(results);
+  console.log(`\n${summaryMarkdown(summary)}\n`);
+  for (const { result, reruns } of shrunk) {
+    exitCode = 1;
+    console.log(`## seed ${result.seed} (shrunk in ${reruns} re-runs)`);
+    for (const v of result.violations)
+      console.log(`- ${v.invariant}: ${v.detail}`);
+    console.log('fault plan:');
+    for (const line of describePlan(result.plan)) console.log(`  ${line}`);
+    console.log(
+      `workload: ${result.actions.map((a) => `${(a.atMs / 1000).toFixed(1)} s ${a.kind}`).join(', ')}`
+    );
+    console.log('history:');
+    for (const h of result.history)
+      console.log(`  ${h.atMs} ${h.kind} ${h.text}`);
+  }
+  if (summary.violations > 0 || summary.harnessErrors.length > 0) exitCode = 1;
+  for (const r of results.filter((x) => x.error)) {
+    console.log(`## seed ${r.seed}: harness error\n${r.error}`);
+  }
+  mkdirSync(path.dirname(values.out), { recursive: true });
+  writeFileSync(
+    values.out,
+    JSON.stringify({ summary, results, shrunk }, null, 2)
+  );
+  return exitCode;
+};
+
 const seed = values.seed === undefined ? Date.now() % 1_000_000 : count('seed');
 const parallel = Math.max(1, count('parallel'));
 const clusters = Math.max(1, count('clusters'));
 const say = (line: string) =>
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+const processes = Math.max(1, count('processes'));
+if (processes > 1) {
+  say(
+    `campaign: ${count('runs')} runs from seed ${seed} in ${processes} processes of ${parallel} test bed(s)`
+  );
+  const parts = await runInProcesses(
+    fileURLToPath(import.meta.url),
+    process.argv.slice(2),
+    seedShares(count('runs'), seed, processes),
+    (part) => values.out.replace(/(\.json)?$/, `.part${part}.json`)
+  );
+  const code = report(parts.results, parts.shrunk);
+  if (parts.failed.length > 0) say(`parts ${parts.failed.join(', ')} failed`);
+  say(`summary of ${parts.results.length} runs written to ${values.out}`);
+  process.exit(parts.failed.length > 0 ? 1 : code);
+}
 say(
   `campaign: ${count('runs')} runs from seed ${seed}, ${parallel} test bed(s)${clusters > 1 ? ` of ${clusters} clusters` : ''}`
 );
@@ -144,31 +199,7 @@ try {
     },
     say
   );
-  const summary = summarise(results);
-  console.log(`\n${summaryMarkdown(summary)}\n`);
-  for (const { result, reruns } of shrunk) {
-    exitCode = 1;
-    console.log(`## seed ${result.seed} (shrunk in ${reruns} re-runs)`);
-    for (const v of result.violations)
-      console.log(`- ${v.invariant}: ${v.detail}`);
-    console.log('fault plan:');
-    for (const line of describePlan(result.plan)) console.log(`  ${line}`);
-    console.log(
-      `workload: ${result.actions.map((a) => `${(a.atMs / 1000).toFixed(1)} s ${a.kind}`).join(', ')}`
-    );
-    console.log('history:');
-    for (const h of result.history)
-      console.log(`  ${h.atMs} ${h.kind} ${h.text}`);
-  }
-  if (summary.violations > 0 || summary.harnessErrors.length > 0) exitCode = 1;
-  for (const r of results.filter((x) => x.error)) {
-    console.log(`## seed ${r.seed}: harness error\n${r.error}`);
-  }
-  mkdirSync(path.dirname(values.out), { recursive: true });
-  writeFileSync(
-    values.out,
-    JSON.stringify({ summary, results, shrunk }, null, 2)
-  );
+  exitCode = report(results, shrunk);
   say(`summary written to ${values.out}`);
 } finally {
   await Promise.all(beds.map((b) => b.stop()));
