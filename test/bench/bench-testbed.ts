@@ -109,6 +109,14 @@ export const cleanUpRun = async (
   nodes: readonly string[]
 ): Promise<void> => {
   const started = Date.now();
+  // Its pods first, at once: otherwise the namespace controller waits out
+  // their grace period (about 10 s a run). Nothing recreates them: the
+  // run's controller is gone by now.
+  await admin.request(
+    'delete pods',
+    'DELETE',
+    `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`
+  );
   await deleteNamespace(admin, ns);
   await waitFor(
     `namespace ${ns} to be deleted`,
