@@ -17,12 +17,17 @@ import {
   isLive,
   keyOf,
   podsByNode,
+  targetNode,
 } from './cluster-view.js';
 import { currentRevision, revisionHash } from './current-revision.js';
 import type { DaemonSet, Pod } from './kube-objects.js';
 import { REVISION_HASH_LABEL } from './kube-objects.js';
 import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
-import { isRollingUpdate } from './rolling-budget.js';
+import {
+  isRollingUpdate,
+  surgeCount,
+  unavailabilityBudget,
+} from './rolling-budget.js';
 import type { Violation } from './violation.js';
 
 /** Why one DaemonSet has not converged. */
@@ -135,7 +140,7 @@ export const divergenceOf = (
   const problems = [
     ...statusProblems(ds, desired, expectedMisscheduled(pods, nodes)),
     ...podProblems(ds, pods, nodes, atMs),
-    ...(isRollingUpdate(ds) ? revisionProblems(view, ds) : []),
+    ...(isRollingUpdate(ds) ? revisionProblems(view, ds, nodes) : []),
   ];
   if (problems.length === 0) return undefined;
   const key = keyOf(ds.metadata);
@@ -208,7 +213,21 @@ const podProblems = (
   return problems;
 };
 
-const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
+/**
+ * Returns the pods not on the current revision. A node that may only keep
+ * its pod keeps an old one when the rolling update may replace nothing:
+ * upstream scales maxUnavailable on the nodes that should run a pod, so with
+ * none (and no surge) the budget is 0 and such a pod stays (campaign seed
+ * 30811); otherwise the update deletes it, without a replacement.
+ */
+const revisionProblems = (
+  view: ClusterView,
+  ds: DaemonSet,
+  nodes: NodeClasses
+): Problem[] => {
+  const desired = nodes.eligible.length;
+  const replacesNothing =
+    surgeCount(ds, desired) === 0 && unavailabilityBudget(ds, desired) === 0;
   const current = currentRevision(view, ds);
   const hash = current ? revisionHash(current) : undefined;
   if (!current || !hash) {
@@ -218,6 +237,9 @@ const revisionProblems = (view: ClusterView, ds: DaemonSet): Problem[] => {
     .daemonPods(ds)
     .filter(isLive)
     .filter((p) => p.metadata.labels?.[REVISION_HASH_LABEL] !== hash)
+    .filter(
+      (p) => !(replacesNothing && nodes.keepOnly.has(targetNode(p) ?? ''))
+    )
     .map((p) => ({
       text:
         `pod ${p.metadata.name} has revision hash ` +
