@@ -222,6 +222,22 @@ describe('SqsWorkQueue', () => {
     });
   });
 
+  /** The marks store, but the first mark of `key` lands and its answer is lost. */
+  const losingFirstMarkAnswer = (key: string): WorkQueueMarks => {
+    let lose = true;
+    return new Proxy(marks, {
+      get: (store, name) =>
+        name === 'markDirty'
+          ? async (...args: Parameters<typeof marks.markDirty>) => {
+              const marked = await store.markDirty(...args);
+              if (!lose || args[0] !== key) return marked;
+              lose = false;
+              throw new Error('TimeoutError: socket hang up');
+            }
+          : Reflect.get(store, name).bind(store),
+    });
+  };
+
   describe('a sender that died or failed between mark and send', () => {
     it('converges-after-faults: a mark left without a message stops swallowing adds after UNSENT_MARK_MS (campaign seeds 316, 344)', async () => {
       // Prepare: a requeue (or bridge) set the mark and died before its
@@ -245,6 +261,32 @@ describe('SqsWorkQueue', () => {
       clock.step(UNSENT_MARK_MS + 1);
       await q.add(KEY);
       expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('converges-after-faults: retries its own mark when the mark was written but its answer lost, so the retry sends (campaign seed 30180)', async () => {
+      // Prepare: the first markDirty lands, then its answer is lost.
+      const q = newQueue({ marks: losingFirstMarkAnswer(KEY) });
+      // Act: the bridge retries the same event at once (well within UNSENT_MARK_MS).
+      const first = await q.add(KEY).catch((e: unknown) => e);
+      await q.add(KEY);
+      // Assess
+      expect(first).toBeInstanceOf(Error);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it("converges-after-faults: after addBatch lost the answer of a key's mark, the next add of the key sends (campaign seed 30180)", async () => {
+      // Prepare: the mark of KEY lands, its answer is lost; the other key's is fine.
+      const q = newQueue({ marks: losingFirstMarkAnswer(KEY) });
+      // Act
+      const first = await q
+        .addBatch([KEY, `${KEY}-2`])
+        .catch((e: unknown) => e);
+      await q.add(KEY);
+      // Assess
+      expect(first).toBeInstanceOf(AggregateError);
+      expect((await workMessages()).map((m) => m.Body).sort()).toEqual(
+        [KEY, `${KEY}-2`].sort()
+      );
     });
 
     it('retries its own mark when neither the send nor the clearing worked, so the retry sends', async () => {

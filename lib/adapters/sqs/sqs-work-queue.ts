@@ -92,7 +92,16 @@ export class SqsWorkQueue implements WorkQueue {
    */
   async add(key: string, seen?: SeenVersion): Promise<void> {
     const markId = this.#unsentMarks.get(key) ?? randomUUID();
-    if (!(await this.#marks.markDirty(key, seen, markId))) return;
+    let marked: boolean;
+    try {
+      marked = await this.#marks.markDirty(key, seen, markId);
+    } catch (e) {
+      // The mark may have landed with its answer lost: this add's retry must
+      // be admitted by it, not swallowed (campaign seed 30180).
+      this.#unsentMarks.set(key, markId);
+      throw e;
+    }
+    if (!marked) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(
@@ -186,8 +195,12 @@ export class SqsWorkQueue implements WorkQueue {
     const errors: Error[] = [];
     const toSend: string[] = [];
     marked.forEach((result, i) => {
-      if (result.status === 'rejected') errors.push(toError(result.reason));
-      else if (result.value) toSend.push(unique[i] as string);
+      const key = unique[i] as string;
+      if (result.status === 'rejected') {
+        // As in `add`: the mark may have landed with its answer lost.
+        this.#unsentMarks.set(key, markIds.get(key) ?? '');
+        errors.push(toError(result.reason));
+      } else if (result.value) toSend.push(key);
     });
     const chunks: string[][] = [];
     for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {
