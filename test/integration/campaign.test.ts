@@ -15,6 +15,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { CampaignBed } from '../campaign/campaign-run.js';
 import { summarise, summaryMarkdown } from '../campaign/campaign-summary.js';
 import { describeRun, runCampaign } from '../campaign/run-campaign.js';
+import { awaitNoTerminatingNamespaces } from '../testbed/kube-fixtures.js';
 import { adminHttp } from './sync-loop.js';
 
 /** The CI campaign's seeds: CI_FIRST_SEED … + CI_RUNS - 1. */
@@ -41,6 +42,12 @@ describe('fault campaign (CI)', () => {
   it(
     `${CI_RUNS} seeded runs under random faults keep every invariant and converge after the faults stop`,
     async () => {
+      // Arrange: the earlier test files' namespaces are gone, so the
+      // stack has nothing of theirs to sync while a run is checked (their
+      // late deletes once left a message in flight after convergence).
+      const waited = await awaitNoTerminatingNamespaces(bed.admin, 300_000);
+      console.log(`waited ${waited} ms for terminating namespaces`);
+
       // Act
       const { results } = await runCampaign(
         [bed],

@@ -1,5 +1,6 @@
 /** Objects the integration tests create through the raw client. */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { waitFor } from '#lib/local-cluster/processes.js';
 
 /** Creates a namespace. */
 export const createNamespace = async (http: KubeHttp, name: string) => {
@@ -19,6 +20,33 @@ export const deleteNamespace = async (http: KubeHttp, name: string) => {
     'DELETE',
     `/api/v1/namespaces/${name}`
   );
+};
+
+/**
+ * Waits until no namespace is being deleted: earlier tests delete theirs
+ * without waiting, and their DaemonSets and pods go on changing (pod
+ * garbage collection, the namespace controller) while a later test runs.
+ * Returns how long it waited.
+ */
+export const awaitNoTerminatingNamespaces = async (
+  http: KubeHttp,
+  timeoutMs: number
+): Promise<number> => {
+  const started = Date.now();
+  await waitFor(
+    'every terminating namespace to be gone',
+    async () => {
+      const list = await http.request<{
+        items: { metadata: { deletionTimestamp?: string } }[];
+      }>('list namespaces', 'GET', '/api/v1/namespaces');
+      return list.items.some((n) => n.metadata.deletionTimestamp)
+        ? undefined
+        : true;
+    },
+    timeoutMs,
+    500
+  );
+  return Date.now() - started;
 };
 
 /** What a test DaemonSet may set beyond selector and template. */
