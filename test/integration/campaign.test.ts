@@ -45,8 +45,11 @@ describe('fault campaign (CI)', () => {
       // Arrange: the earlier test files' namespaces are gone, so the
       // stack has nothing of theirs to sync while a run is checked (their
       // late deletes once left a message in flight after convergence).
-      const waited = await awaitNoTerminatingNamespaces(bed.admin, 300_000);
-      console.log(`waited ${waited} ms for terminating namespaces`);
+      const started = Date.now();
+      const left = await awaitNoTerminatingNamespaces(bed.admin, 180_000);
+      console.log(
+        `waited ${Date.now() - started} ms for terminating namespaces${left.length > 0 ? `; still terminating: ${left.join(', ')}` : ''}`
+      );
 
       // Act
       const { results } = await runCampaign(

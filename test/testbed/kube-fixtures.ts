@@ -1,6 +1,5 @@
 /** Objects the integration tests create through the raw client. */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { waitFor } from '#lib/local-cluster/processes.js';
 
 /** Creates a namespace. */
 export const createNamespace = async (http: KubeHttp, name: string) => {
@@ -23,30 +22,28 @@ export const deleteNamespace = async (http: KubeHttp, name: string) => {
 };
 
 /**
- * Waits until no namespace is being deleted: earlier tests delete theirs
- * without waiting, and their DaemonSets and pods go on changing (pod
- * garbage collection, the namespace controller) while a later test runs.
- * Returns how long it waited.
+ * Waits until no namespace is being deleted, for at most `timeoutMs`:
+ * earlier tests delete theirs without waiting, and their DaemonSets and
+ * pods go on changing (pod garbage collection, the namespace controller)
+ * while a later test runs. Returns the namespaces still terminating at the
+ * end (none when the wait succeeded): one held by a finalizer nobody
+ * removes would never go, and is the caller's to report.
  */
 export const awaitNoTerminatingNamespaces = async (
   http: KubeHttp,
   timeoutMs: number
-): Promise<number> => {
-  const started = Date.now();
-  await waitFor(
-    'every terminating namespace to be gone',
-    async () => {
-      const list = await http.request<{
-        items: { metadata: { deletionTimestamp?: string } }[];
-      }>('list namespaces', 'GET', '/api/v1/namespaces');
-      return list.items.some((n) => n.metadata.deletionTimestamp)
-        ? undefined
-        : true;
-    },
-    timeoutMs,
-    500
-  );
-  return Date.now() - started;
+): Promise<string[]> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = await http.request<{
+      items: { metadata: { name: string; deletionTimestamp?: string } }[];
+    }>('list namespaces', 'GET', '/api/v1/namespaces');
+    const terminating = list.items
+      .filter((n) => n.metadata.deletionTimestamp !== undefined)
+      .map((n) => n.metadata.name);
+    if (terminating.length === 0 || Date.now() >= deadline) return terminating;
+    await new Promise((r) => setTimeout(r, 500));
+  }
 };
 
 /** What a test DaemonSet may set beyond selector and template. */
