@@ -13,6 +13,11 @@ const { logger, log, metrics, sink } = createObservability(
   config,
   METRICS_SERVICE.reconcile
 );
-const { reconciler } = createAwsWiring(config, log, sink);
+const { reconciler, messageLeases } = createAwsWiring(config, log, sink);
 
-export const handler = createReconcileHandler({ reconciler, logger, metrics });
+export const handler = createReconcileHandler({
+  reconciler,
+  leases: messageLeases,
+  logger,
+  metrics,
+});

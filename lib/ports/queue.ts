@@ -152,3 +152,32 @@ export interface DelayQueue {
   /** Sends `body` so that it is delivered after `delaySeconds` (0–900). */
   send(body: string, delaySeconds: number): Promise<void>;
 }
+
+/** A received work-queue message, as its lease names it. */
+export interface ReceivedMessage {
+  messageId: string;
+  /** This receipt's handle: a message received again has a new one. */
+  receiptHandle: string;
+}
+
+/**
+ * Leases on received messages (SQS visibility): while an invocation holds
+ * a message, no other receive can return it. Lambda may start a batch's
+ * invocation late (a throttled invocation is retried until the visibility
+ * timeout expires), so the lease the receive took can end while the
+ * invocation still runs; renewed from the invocation's start, it outlasts
+ * the invocation, and client-go's "a key is never processed concurrently"
+ * holds however late the batch arrived.
+ */
+export interface MessageLeases {
+  /**
+   * Holds each message for at least `runsForMs` from now (and no less than
+   * the queue's own visibility timeout); returns the ids still held. A
+   * message received again meanwhile, or visible again, is not: another
+   * invocation has it, or will. Throws when the leases cannot be asked for.
+   */
+  hold(
+    messages: readonly ReceivedMessage[],
+    runsForMs: number
+  ): Promise<ReadonlySet<string>>;
+}

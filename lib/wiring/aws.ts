@@ -18,11 +18,12 @@ import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-sto
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
+import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
 import type { Config } from '../config.js';
 import { fieldManagerFor } from '../policy/identity.js';
-import type { Logger, MetricsSink } from '../ports/index.js';
+import type { Logger, MessageLeases, MetricsSink } from '../ports/index.js';
 import type { FireTimerDeps } from '../timers/fire-timers.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
 import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
@@ -39,6 +40,8 @@ export type { AwsWiringOverrides } from './aws-clients.js';
 /** Everything the three functions need. */
 export interface AwsWiring {
   reconciler: Reconciler;
+  /** The reconcile function's leases on the work queue's messages. */
+  messageLeases: MessageLeases;
   bridge: BridgeInvocationDeps;
   timers: FireTimerDeps;
   sessions: ClusterSessions;
@@ -92,6 +95,10 @@ export const createAwsWiring = (
   });
   return {
     sessions,
+    messageLeases: new SqsMessageLeases({
+      client: clients.sqs,
+      queueUrl: config.workQueueUrl,
+    }),
     reconciler: new Reconciler({
       sessions,
       health: new DynamoClusterHealthStore(table),

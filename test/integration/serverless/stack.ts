@@ -170,7 +170,12 @@ export class ServerlessStack {
       client: this.queues.client,
       queueUrl: this.queues.work.url,
       handler: this.#hosted('reconcile', (w) =>
-        createReconcileHandler({ reconciler: w.reconciler, logger, metrics })
+        createReconcileHandler({
+          reconciler: w.reconciler,
+          leases: w.messageLeases,
+          logger,
+          metrics,
+        })
       ),
       concurrency: this.#o.reconcileConcurrency ?? 2,
       functionTimeoutMs:
