@@ -186,6 +186,7 @@ try {
       faultMs: count('fault-seconds') * 1_000,
       convergeTimeoutMs: count('converge-seconds') * 1_000,
       shrinkBudget: count('shrink'),
+      warmUp: true,
       windows: windowRange(values.windows),
       ownKindShare: share(values['own-kind']),
       ...(clusters > 1 ? { clusters } : {}),
