@@ -188,6 +188,18 @@ export class Workload {
           ds,
           this.adminKubeconfig
         );
+        // kubectl's answer is not ours to read: read the generation its
+        // write made, so convergence waits until the checker's view (held
+        // 2 s to order events) shows it (seed 60028: an undo 0.2 s before
+        // the faults stopped was judged on the view from before it).
+        this.#wrote(
+          ds,
+          await this.admin.request<Written>(
+            `get ${ds}`,
+            'GET',
+            `${this.#kind.collection(this.ns)}/${ds}`
+          )
+        );
         return this.observer.note(`${ds}: rollout ${verb}: ${out}`);
       }
       case 'add-node':
