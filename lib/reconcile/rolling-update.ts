@@ -26,7 +26,7 @@ import { isPreparingDelete } from './advanced/rollout-controls.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
 import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
-import { podName } from './k8s/pod-util.js';
+import { availableAtMs, podName } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { nodeShouldRunDaemonPod } from './node-should-run.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
@@ -123,6 +123,8 @@ export interface RollingUpdatePlan {
   desiredNumberScheduled: number;
   /** The pass's budgets and what it found using them (plan, explain). */
   budget: UpdateBudgetUse;
+  /** When a new pod waited for minReadySeconds becomes available (surge). */
+  requeueAfterMs?: number;
 }
 
 /** How much of the update budget a pass found in use. */
@@ -212,6 +214,9 @@ const planWithSurge = (
   const allowedNewNodes: string[] = [];
   let numSurge = 0;
   let numAvailable = 0;
+  // Upstream waits for the Ready event's AddAfter(minReady + 1 s), missed by a
+  // clock > 1 s behind the node's (seed 60438): ask, by this clock, instead.
+  let waitUntil = Number.POSITIVE_INFINITY;
   for (const [nodeName, pods] of budget.nodeToDaemonPods) {
     const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);
     if (!ok) {
@@ -238,6 +243,8 @@ const planWithSurge = (
       }
     } else if (!isDaemonPodAvailable(newPod, minReady, nowMs)) {
       numSurge++;
+      const at = availableAtMs(newPod, minReady);
+      if (at !== undefined && at > nowMs) waitUntil = Math.min(waitUntil, at);
     } else {
       oldPodsToDelete.push(podName(oldPod));
     }
@@ -267,6 +274,9 @@ const planWithSurge = (
       maxSurge: budget.maxSurge,
       inUse: numSurge,
     },
+    ...(waitUntil === Number.POSITIVE_INFINITY
+      ? {}
+      : { requeueAfterMs: waitUntil - nowMs }),
   };
 };
 

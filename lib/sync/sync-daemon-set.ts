@@ -90,6 +90,7 @@ const updateDaemonSet = async (
   }
   const byNode = await nodesToDaemonPods(ctx, false);
   await refreshUpdateStates(ctx);
+  let rollRequeueMs: number | undefined;
   if (
     ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
     !isDaemonSetPaused(ctx.ds)
@@ -111,9 +112,10 @@ const updateDaemonSet = async (
         )
       : plan.podsToDelete;
     await syncNodes(ctx, { ...plan, podsToDelete }, hash);
+    rollRequeueMs = plan.requeueAfterMs;
   }
   await cleanupHistory(ctx, old);
-  return requeueAfterMs;
+  return minDefined(requeueAfterMs, rollRequeueMs);
 };
 
 /**

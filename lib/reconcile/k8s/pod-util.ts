@@ -46,8 +46,22 @@ export const isPodAvailable = (
 ): boolean => {
   if (!isPodReady(pod)) return false;
   if (minReadySeconds === 0) return true;
+  const at = availableAtMs(pod, minReadySeconds);
+  return at !== undefined && at <= nowMs;
+};
+
+/**
+ * Returns when a Ready pod becomes available (its Ready transition plus
+ * `minReadySeconds`), or undefined when it is not Ready or the transition
+ * time is unknown.
+ */
+export const availableAtMs = (
+  pod: Pod,
+  minReadySeconds: number
+): number | undefined => {
+  if (!isPodReady(pod)) return undefined;
   const since = parseTime(getPodReadyCondition(pod)?.lastTransitionTime);
-  return !Number.isNaN(since) && since + minReadySeconds * 1000 <= nowMs;
+  return Number.isNaN(since) ? undefined : since + minReadySeconds * 1000;
 };
 
 /** Returns whether the pod reached a terminal phase (Succeeded or Failed). */

@@ -638,4 +638,55 @@ describe('planRollingUpdate with surge', () => {
     expect(act).toThrow(SyncError);
     expect(act).toThrow(`couldn't get node for nodeName "gone"`);
   });
+
+  it("converges-after-faults: asks, by its own clock, for a requeue when the first new pod waiting for minReadySeconds becomes available (campaign seed 60438: a clock 2 s behind the node's missed upstream's Ready-event requeue and the rollout stood still)", () => {
+    // Prepare: two nodes mid-surge, their new pods Ready 3 s and 6 s ago,
+    // minReadySeconds 10; a third whose new pod is not Ready yet.
+    const ds = dsWith(newUpdateSurge(3), 10);
+    const byNode = new Map<string, Pod[]>([
+      [
+        'node-0',
+        [
+          podOn('node-0', false),
+          markPodReady(podOn('node-0', true, false), NOW - 3_000),
+        ],
+      ],
+      [
+        'node-1',
+        [
+          podOn('node-1', false),
+          markPodReady(podOn('node-1', true, false), NOW - 6_000),
+        ],
+      ],
+      ['node-2', [podOn('node-2', false), podOn('node-2', true, false)]],
+    ]);
+    // Act
+    const got = plan(ds, makeNodes(0, 3), byNode);
+    // Assess: nothing deleted yet; back when node-1's pod is available.
+    expect(got.podsToDelete).toEqual([]);
+    expect(got.requeueAfterMs).toBe(4_000);
+  });
+
+  it('asks for no requeue when no new pod waits on minReadySeconds (one held by its in-place readiness gate waits for an event)', () => {
+    // Prepare: the new pod is Ready for long but its InPlaceUpdateReady
+    // gate is False: no time will make it available.
+    const ds = dsWith(newUpdateSurge(1), 10);
+    const gated = markPodReady(podOn('node-0', true, false), NOW - 60_000);
+    gated.spec = {
+      ...gated.spec,
+      readinessGates: [{ conditionType: 'InPlaceUpdateReady' }],
+    } as Pod['spec'];
+    gated.status?.conditions?.push({
+      type: 'InPlaceUpdateReady',
+      status: 'False',
+    });
+    const byNode = new Map<string, Pod[]>([
+      ['node-0', [podOn('node-0', false), gated]],
+    ]);
+    // Act
+    const got = plan(ds, makeNodes(0, 1), byNode);
+    // Assess
+    expect(got.podsToDelete).toEqual([]);
+    expect(got.requeueAfterMs).toBeUndefined();
+  });
 });

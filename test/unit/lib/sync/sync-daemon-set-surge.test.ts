@@ -44,6 +44,39 @@ const names = (pods: readonly Pod[]) =>
 
 describe('syncDaemonSet', () => {
   describe('with surge', () => {
+    it("converges-after-faults: asks for a requeue when the new pod that holds the rollout becomes available (campaign seed 60438: without it, a controller clock behind the node's left the old pod forever)", async () => {
+      // Prepare: one node, its new pod Ready for 10 s of minReadySeconds 15,
+      // its old pod Ready: nothing to do but wait.
+      const h = newHarness();
+      const ds = newDaemonSetWith(surgeStrategy(1));
+      if (ds.spec) ds.spec.minReadySeconds = 15;
+      addDaemonSet(h, ds);
+      h.cluster.nodes.push(...makeNodes(0, 1));
+      h.clock.set(60_000);
+      const current = markPodReady(
+        createdAt(newPod('node-0-', 'node-0', simpleDaemonSetLabel, ds), 40),
+        50_000
+      );
+      const old = markPodReady(
+        createdAt(
+          withoutHash(
+            newPod('node-0-old-', 'node-0', simpleDaemonSetLabel, ds)
+          ),
+          10
+        ),
+        0
+      );
+      h.cluster.pods.push(current, old);
+      // Act
+      const result = await expectSyncOk(h, ds, {
+        creates: 0,
+        deletes: 0,
+        events: 0,
+      });
+      // Assess: back when the new pod is available, 5 s from now.
+      expect(result?.requeueAfterMs).toBe(5_000);
+    });
+
     it('TestSurgeDealsWithExistingPods: prunes duplicates to one pod per node and creates where none is left', async () => {
       // Prepare
       const { h, ds } = surgeFixture();
