@@ -15,6 +15,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
+  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -59,11 +60,15 @@ export class DynamoWorkQueueStore
   extends DynamoStore
   implements WorkQueueLedger, WorkQueueMarks
 {
-  async markDirty(
+  /** Marks the key dirty unless a fresh mark is there; true when marked. */
+  markDirty = async (key: string, seen?: SeenVersion, markId?: string) =>
+    (await this.markDirtyOutcome(key, seen, markId)) === 'marked';
+
+  async markDirtyOutcome(
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<boolean> {
+  ): Promise<MarkOutcome> {
     const now = this.clock.now();
     if (seen !== undefined) await this.raiseSeen(key, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
@@ -79,7 +84,8 @@ export class DynamoWorkQueueStore
         ':markId': str(markId),
       },
     });
-    return outcome.ok;
+    if (outcome.ok) return 'marked';
+    return outcome.old?.markUnsentSinceMs === undefined ? 'queued' : 'unsent';
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {

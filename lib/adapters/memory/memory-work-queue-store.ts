@@ -10,6 +10,7 @@ import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
+  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -84,11 +85,15 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   /** Marks the key dirty unless a fresh mark is there; true when marked. */
-  async markDirty(
+  markDirty = async (key: string, seen?: SeenVersion, markId?: string) =>
+    (await this.markDirtyOutcome(key, seen, markId)) === 'marked';
+
+  /** See WorkQueueMarks.markDirtyOutcome. */
+  async markDirtyOutcome(
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<boolean> {
+  ): Promise<MarkOutcome> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
@@ -103,7 +108,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       (entry.markUnsentSinceMs === undefined ||
         entry.markUnsentSinceMs >= now - UNSENT_MARK_MS)
     ) {
-      return false;
+      return entry.markUnsentSinceMs === undefined ? 'queued' : 'unsent';
     }
     this.#write(key, entry, now, {
       dirty: true,
@@ -111,7 +116,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       markId,
       markUnsentSinceMs: now,
     });
-    return true;
+    return 'marked';
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {
