@@ -109,9 +109,6 @@ export interface WorkQueueLedger {
  * What a queue adapter stores to coalesce adds and keep one timer per key
  * (client-go's dirty set and the delaying queue's `waitingForQueue`).
  */
-/** What `markDirtyOutcome` did: set the mark, or coalesced into which. */
-export type MarkOutcome = 'marked' | 'queued' | 'unsent';
-
 /** A key's armed timer: its token and when it is due. */
 export interface ArmedTimer {
   token: string;
@@ -127,17 +124,6 @@ export interface WorkQueueMarks {
    * mark (a sender retrying its own unsent mark passes the same id).
    */
   markDirty(key: string, seen?: SeenVersion, markId?: string): Promise<boolean>;
-  /**
-   * As `markDirty`, and tells what an add that did not mark coalesced into:
-   * a mark whose message went out (`queued`), or another sender's mark not
-   * yet confirmed sent (`unsent`), whose sender may have died before it
-   * sent: the add must not rely on it.
-   */
-  markDirtyOutcome(
-    key: string,
-    seen?: SeenVersion,
-    markId?: string
-  ): Promise<MarkOutcome>;
   /** Records that the message of mark `markId` was sent. */
   confirmMark(key: string, markId: string): Promise<void>;
   /** Raises the key's seen version of the collection (never lowers it). */

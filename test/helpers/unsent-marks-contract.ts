@@ -45,21 +45,4 @@ export const unsentMarksContract = (
     // Assess
     expect([mine, theirs, later]).toEqual([true, false, true]);
   });
-
-  it('converges-after-faults: tells an add that coalesced whether the mark it found was sent (queued) or not yet (unsent, its sender may be dead)', async () => {
-    // Prepare
-    const { store } = newStore();
-    const key = newKey();
-    const first = await store.markDirtyOutcome(key, undefined, 'first');
-    // Act
-    const whileUnsent = await store.markDirtyOutcome(key, undefined, 'other');
-    await store.confirmMark(key, 'first');
-    const afterConfirm = await store.markDirtyOutcome(key, undefined, 'other');
-    // Assess
-    expect([first, whileUnsent, afterConfirm]).toEqual([
-      'marked',
-      'unsent',
-      'queued',
-    ]);
-  });
 };

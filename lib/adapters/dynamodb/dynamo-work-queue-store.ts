@@ -15,7 +15,6 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
-  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -60,15 +59,11 @@ export class DynamoWorkQueueStore
   extends DynamoStore
   implements WorkQueueLedger, WorkQueueMarks
 {
-  /** Marks the key dirty unless a fresh mark is there; true when marked. */
-  markDirty = async (key: string, seen?: SeenVersion, markId?: string) =>
-    (await this.markDirtyOutcome(key, seen, markId)) === 'marked';
-
-  async markDirtyOutcome(
+  async markDirty(
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<MarkOutcome> {
+  ): Promise<boolean> {
     const now = this.clock.now();
     if (seen !== undefined) await this.raiseSeen(key, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
@@ -84,8 +79,7 @@ export class DynamoWorkQueueStore
         ':markId': str(markId),
       },
     });
-    if (outcome.ok) return 'marked';
-    return outcome.old?.markUnsentSinceMs === undefined ? 'queued' : 'unsent';
+    return outcome.ok;
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {

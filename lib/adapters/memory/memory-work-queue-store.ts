@@ -10,7 +10,6 @@ import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
-  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -85,15 +84,11 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   /** Marks the key dirty unless a fresh mark is there; true when marked. */
-  markDirty = async (key: string, seen?: SeenVersion, markId?: string) =>
-    (await this.markDirtyOutcome(key, seen, markId)) === 'marked';
-
-  /** See WorkQueueMarks.markDirtyOutcome. */
-  async markDirtyOutcome(
+  async markDirty(
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<MarkOutcome> {
+  ): Promise<boolean> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
@@ -108,7 +103,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       (entry.markUnsentSinceMs === undefined ||
         entry.markUnsentSinceMs >= now - UNSENT_MARK_MS)
     ) {
-      return entry.markUnsentSinceMs === undefined ? 'queued' : 'unsent';
+      return false;
     }
     this.#write(key, entry, now, {
       dirty: true,
@@ -116,7 +111,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
       markId,
       markUnsentSinceMs: now,
     });
-    return 'marked';
+    return true;
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {

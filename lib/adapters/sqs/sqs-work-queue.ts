@@ -14,13 +14,13 @@
  * deleted, which would silently swallow a real change. Coalescing is the
  * dirty mark's job, not SQS's.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   SendMessageBatchCommand,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { ReconcilerError, toError } from '../../errors.js';
+import { toError } from '../../errors.js';
 import {
   delaySecondsFor,
   formatTimerMessage,
@@ -29,23 +29,28 @@ import {
 import type {
   Clock,
   DelayQueue,
-  MarkOutcome,
   SeenVersion,
   WorkQueue,
   WorkQueueMarks,
 } from '../../ports/index.js';
-import { messageGroupIdFor } from './message-group.js';
 import { callSqs, SqsQueueError } from './sqs-queue-error.js';
+
+/** SQS's longest `MessageGroupId`; longer keys are shortened with a hash. */
+export const MAX_MESSAGE_GROUP_ID_LENGTH = 128;
 
 /** SQS's largest batch of SendMessageBatch. */
 const MAX_BATCH_SIZE = 10;
 
 /**
- * How often, and how many times, an add looks again at another sender's
- * unsent mark: past UNSENT_MARK_MS (3 s) and a worker's clock skew.
+ * Returns the message group of `key`: the key itself when SQS allows it, or
+ * its first 64 characters and a SHA-256 prefix (keys may reach 3·253
+ * characters). Distinct keys sharing a group would only be serialised.
  */
-const UNSENT_MARK_POLL_MS = 250;
-const UNSENT_MARK_POLLS = 40;
+export const messageGroupIdFor = (key: string): string => {
+  if (key.length <= MAX_MESSAGE_GROUP_ID_LENGTH) return key;
+  const hash = createHash('sha256').update(key).digest('hex');
+  return `${key.slice(0, 64)}#${hash.slice(0, MAX_MESSAGE_GROUP_ID_LENGTH - 65)}`;
+};
 
 /** What an SqsWorkQueue is built from. */
 export interface SqsWorkQueueOptions {
@@ -87,7 +92,16 @@ export class SqsWorkQueue implements WorkQueue {
    */
   async add(key: string, seen?: SeenVersion): Promise<void> {
     const markId = this.#unsentMarks.get(key) ?? randomUUID();
-    if (!(await this.#mark(key, seen, markId))) return;
+    let marked: boolean;
+    try {
+      marked = await this.#marks.markDirty(key, seen, markId);
+    } catch (e) {
+      // The mark may have landed with its answer lost: this add's retry must
+      // be admitted by it, not swallowed (campaign seed 30180).
+      this.#unsentMarks.set(key, markId);
+      throw e;
+    }
+    if (!marked) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(
@@ -103,38 +117,6 @@ export class SqsWorkQueue implements WorkQueue {
       throw await this.#undoMark(key, markId, toError(e));
     }
     await this.#confirm(key, markId);
-  }
-
-  /**
-   * Marks the key dirty; true when this add must send. An add that finds
-   * another sender's mark not yet confirmed sent waits until it is (its
-   * message is out) or until it stops blocking and this add marks: that
-   * sender may have died between its mark and its send, and a restarted
-   * bridge's add came within those 3 s (campaign seed 60459).
-   */
-  async #mark(
-    key: string,
-    seen: SeenVersion | undefined,
-    markId: string
-  ): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      let outcome: MarkOutcome;
-      try {
-        outcome = await this.#marks.markDirtyOutcome(key, seen, markId);
-      } catch (e) {
-        // The mark may have landed with its answer lost: this add's retry
-        // must be admitted by it, not swallowed (campaign seed 30180).
-        this.#unsentMarks.set(key, markId);
-        throw e;
-      }
-      if (outcome !== 'unsent') return outcome === 'marked';
-      if (attempt >= UNSENT_MARK_POLLS) {
-        throw new ReconcilerError(
-          `the dirty mark of ${key} stayed unsent; the add is retried`
-        );
-      }
-      await new Promise((r) => setTimeout(r, UNSENT_MARK_POLL_MS));
-    }
   }
 
   /**
@@ -206,14 +188,19 @@ export class SqsWorkQueue implements WorkQueue {
       unique.map((key) => [key, this.#unsentMarks.get(key) ?? randomUUID()])
     );
     const marked = await Promise.allSettled(
-      unique.map((key) => this.#mark(key, undefined, markIds.get(key) ?? ''))
+      unique.map((key) =>
+        this.#marks.markDirty(key, undefined, markIds.get(key))
+      )
     );
     const errors: Error[] = [];
     const toSend: string[] = [];
     marked.forEach((result, i) => {
       const key = unique[i] as string;
-      if (result.status === 'rejected') errors.push(toError(result.reason));
-      else if (result.value) toSend.push(key);
+      if (result.status === 'rejected') {
+        // As in `add`: the mark may have landed with its answer lost.
+        this.#unsentMarks.set(key, markIds.get(key) ?? '');
+        errors.push(toError(result.reason));
+      } else if (result.value) toSend.push(key);
     });
     const chunks: string[][] = [];
     for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {
