@@ -146,6 +146,9 @@ export class PodsPerNodeSampler {
       const byNode = await livePodsByNode(admin, ns);
       this.#report.samples++;
       for (const [node, pods] of byNode) {
+        // Pods the scheduler has not bound yet are on no node: several at
+        // once is a burst of creates, not two pods on one node.
+        if (node === '') continue;
         if (pods.length > this.#report.worst) {
           this.#report.worst = pods.length;
           this.#report.worstAt = {
