@@ -172,14 +172,13 @@ export const podsShouldBeOnNode = (
     node,
     input.ds
   );
-  const daemonPods = input.nodeToDaemonPods.get(nodeName);
+  // The index holds no empty lists: no entry is upstream's `!exists`.
+  const daemonPods = input.nodeToDaemonPods.get(nodeName) ?? [];
   if (shouldRun) plan.desiredNumberScheduled = 1;
-  if (shouldRun && daemonPods === undefined) {
+  if (shouldRun && daemonPods.length === 0) {
     plan.nodesNeedingDaemonPods.push(nodeName);
   } else if (shouldContinueRunning) {
-    const pods = shouldRun
-      ? (daemonPods ?? [])
-      : withoutNeverBound(daemonPods ?? [], plan);
+    const pods = shouldRun ? daemonPods : withoutNeverBound(daemonPods, plan);
     const running = handleTerminalPods(node, pods, input, plan);
     if (!allowsSurge(input.ds)) {
       // Without surge keep the oldest; a node with only terminating pods
@@ -192,7 +191,7 @@ export const podsShouldBeOnNode = (
     } else if (running.length > 1) {
       pruneSurgePods(running, input, plan);
     }
-  } else if (daemonPods !== undefined) {
+  } else {
     for (const pod of daemonPods) {
       if (!isDeleting(pod)) plan.podsToDelete.push(podName(pod));
     }

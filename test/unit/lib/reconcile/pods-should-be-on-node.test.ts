@@ -51,6 +51,20 @@ describe('podsShouldBeOnNode', () => {
     expect(plan.podsToDelete).toEqual([]);
   });
 
+  it('plans nothing, but counts no desired pod, on a node without daemon pods that must get no new one (NoSchedule)', () => {
+    // Prepare
+    for (const ds of [newDaemonSet('foo'), surge(newDaemonSet('foo'))]) {
+      const node = newNode('node-0');
+      node.spec = { taints: [{ key: 'k', effect: 'NoSchedule' }] };
+      // Act
+      const plan = podsShouldBeOnNode(node, input(ds, []));
+      // Assess
+      expect(plan.nodesNeedingDaemonPods).toEqual([]);
+      expect(plan.podsToDelete).toEqual([]);
+      expect(plan.desiredNumberScheduled).toBe(0);
+    }
+  });
+
   it('converges-after-faults: deletes a pod the scheduler never bound on a node whose NoSchedule taint it does not tolerate, and keeps a bound one (campaign seed 10021; upstream keeps both)', () => {
     // Prepare: one pod created from a node list read just before the taint
     // (Pending, pinned by affinity), one that was running there before it.
