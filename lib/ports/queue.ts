@@ -106,29 +106,52 @@ export interface WorkQueueLedger {
 }
 
 /**
- * What a queue adapter stores to coalesce adds and keep one timer per key
- * (client-go's dirty set and the delaying queue's `waitingForQueue`).
+ * What `markDirty` did: set the mark, or coalesced into a mark whose
+ * message went out (`queued`), or found another sender's mark not yet
+ * confirmed sent (`unsent`): that sender may have died before its send.
  */
+export type MarkOutcome =
+  | { kind: 'marked' }
+  | { kind: 'queued' }
+  | { kind: 'unsent'; markId: string };
+
+/**
+ * What became of a mark an add waits on: still unsent (`pending`), its
+ * message out (`sent`), taken by a sync that began after it (`consumed`),
+ * or no longer blocking — cleared, stale, replaced (`gone`: add anew).
+ */
+export type MarkFate = 'pending' | 'sent' | 'consumed' | 'gone';
+
 /** A key's armed timer: its token and when it is due. */
 export interface ArmedTimer {
   token: string;
   dueAtMs: number;
 }
 
+/**
+ * What a queue adapter stores to coalesce adds and keep one timer per key
+ * (client-go's dirty set and the delaying queue's `waitingForQueue`).
+ */
 export interface WorkQueueMarks {
   /**
-   * Marks the key dirty; false when it already was (the add coalesces).
+   * Marks the key dirty, or tells what fresh mark the add coalesces into.
    * Raises the key's seen version of the collection first, if given. A
    * mark is "unsent" until `confirmMark`: one whose sender died before its
    * message went out stops blocking after UNSENT_MARK_MS. `markId` names the
    * mark (a sender retrying its own unsent mark passes the same id).
    */
-  markDirty(key: string, seen?: SeenVersion, markId?: string): Promise<boolean>;
+  markDirty(
+    key: string,
+    seen?: SeenVersion,
+    markId?: string
+  ): Promise<MarkOutcome>;
+  /** Returns what became of the key's mark `markId` (a consistent read). */
+  markFate(key: string, markId: string): Promise<MarkFate>;
   /** Records that the message of mark `markId` was sent. */
   confirmMark(key: string, markId: string): Promise<void>;
   /** Raises the key's seen version of the collection (never lowers it). */
   raiseSeen(key: string, seen: SeenVersion): Promise<void>;
-  /** Undoes `markDirty` after the message could not be sent. */
+  /** Undoes `markDirty` after the message could not be sent (drops its id). */
   clearDirty(key: string): Promise<void>;
   /**
    * Arms the key's timer for `dueAtMs` unless an earlier timer is pending;

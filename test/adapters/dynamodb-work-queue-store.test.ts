@@ -10,11 +10,11 @@ import {
   partitionKey,
 } from '#lib/adapters/dynamodb/table-schema.js';
 import {
-  DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
+import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
 import {
   createTestTable,
   readItem,
@@ -68,10 +68,10 @@ describe('DynamoWorkQueueStore', () => {
       const { store } = newStore();
       const key = newKey();
       // Act
-      const first = await store.markDirty(key);
-      const second = await store.markDirty(key);
+      const first = isMarked(await store.markDirty(key));
+      const second = isMarked(await store.markDirty(key));
       await store.clearDirty(key);
-      const afterClear = await store.markDirty(key);
+      const afterClear = isMarked(await store.markDirty(key));
       // Assess
       expect([first, second, afterClear]).toEqual([true, false, true]);
     });
@@ -83,7 +83,7 @@ describe('DynamoWorkQueueStore', () => {
       await store.markDirty(key);
       // Act
       await store.beginSync(key);
-      const again = await store.markDirty(key);
+      const again = isMarked(await store.markDirty(key));
       // Assess
       expect(again).toBe(true);
     });
@@ -96,10 +96,10 @@ describe('DynamoWorkQueueStore', () => {
       await store.markDirty(key, undefined, 'sent');
       await store.confirmMark(key, 'sent');
       clock.step(DIRTY_MARK_TTL_MS);
-      const atTtl = await store.markDirty(key);
+      const atTtl = isMarked(await store.markDirty(key));
       // Act
       clock.step(1);
-      const pastTtl = await store.markDirty(key);
+      const pastTtl = isMarked(await store.markDirty(key));
       // Assess
       expect(atTtl).toBe(false);
       expect(pastTtl).toBe(true);
@@ -286,7 +286,7 @@ describe('DynamoWorkQueueStore', () => {
       const key = newKey();
       await writeExpired(key, clock.now());
       // Act
-      const marked = await store.markDirty(key);
+      const marked = isMarked(await store.markDirty(key));
       // Assess
       expect(marked).toBe(true);
     });
@@ -331,7 +331,7 @@ describe('DynamoWorkQueueStore', () => {
         Array.from({ length: N }, () => store.markDirty(key))
       );
       // Assess
-      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(results.filter(isMarked)).toHaveLength(1);
     });
 
     it('counts every one of 10 concurrent failures', async () => {
@@ -364,7 +364,7 @@ describe('DynamoWorkQueueStore', () => {
       );
       // Assess
       expect(failures).toBe(3);
-      expect(marks.filter(Boolean)).toHaveLength(1);
+      expect(marks.filter(isMarked)).toHaveLength(1);
     });
 
     it('arms the earliest of concurrent timers', async () => {
@@ -425,11 +425,11 @@ describe('DynamoWorkQueueStore', () => {
       const { store } = newStore(t);
       const key = newKey();
       // Act
-      const marked = await store.markDirty(key);
+      const marked = isMarked(await store.markDirty(key));
       // Assess
       expect(lost.lost).toBe(1);
       expect(marked).toBe(true);
-      expect(await store.markDirty(key)).toBe(false);
+      expect(isMarked(await store.markDirty(key))).toBe(false);
       t.client.destroy();
     });
 

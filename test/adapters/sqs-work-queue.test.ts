@@ -10,13 +10,13 @@ import type { SQSBatchItemFailure, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   MemoryWorkQueueStore,
-  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
 import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
 import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
 import { PoisonMessageError, ReconcilerError } from '#lib/errors.js';
+import { UNSENT_MARK_MS } from '#lib/policy/dirty-mark.js';
 import { parseTimerMessage } from '#lib/policy/timer-message.js';
 import type { Clock, DelayQueue, WorkQueueMarks } from '#lib/ports/index.js';
 import {
@@ -252,6 +252,44 @@ describe('SqsWorkQueue', () => {
       // Assess
       expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
     });
+
+    it("converges-after-faults: an add that finds another sender's unsent mark waits, and sends once that mark stops blocking (campaign seed 60459: a bridge restarted within 3 s of its predecessor's death coalesced into its unsent mark)", async () => {
+      // Prepare: a bridge marked the key and died before its send; the
+      // restarted bridge adds the key 0.1 s later.
+      const store = new MemoryWorkQueueStore({ clock: wallClock });
+      const restarted = newQueue({ marks: store });
+      await store.markDirty(KEY, undefined, 'died-before-send');
+      // Act
+      await restarted.add(KEY);
+      // Assess
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it.each([
+      [
+        'that sender confirms its message',
+        (store: MemoryWorkQueueStore) => store.confirmMark(KEY, 'other-sender'),
+      ],
+      [
+        'a sync has taken that mark (it reads after the change: ten concurrent adds of a waiting key make one sync)',
+        (store: MemoryWorkQueueStore) => store.beginSync(KEY),
+      ],
+    ])(
+      "an add that finds another sender's unsent mark sends nothing once %s",
+      async (_, decide) => {
+        // Prepare: another sender between its mark and its confirmation.
+        const store = new MemoryWorkQueueStore({ clock: wallClock });
+        const q = newQueue({ marks: store });
+        await store.markDirty(KEY, undefined, 'other-sender');
+        // Act
+        const added = q.add(KEY);
+        await new Promise((r) => setTimeout(r, 150));
+        await decide(store);
+        await added;
+        // Assess: nothing of this add's (the other's message is its own).
+        expect(await workMessages()).toEqual([]);
+      }
+    );
 
     it('still coalesces adds behind a mark whose message was sent', async () => {
       const clock = new FakeClock(Date.now());

@@ -5,6 +5,7 @@
  * begin returns it, and whether the key must read the latest state.
  */
 import { expect, it } from 'vitest';
+import { isMarked } from '#lib/policy/dirty-mark.js';
 import type { WorkQueueLedger, WorkQueueMarks } from '#lib/ports/index.js';
 
 /** Registers the contract's tests for stores made by `newStore`. */
@@ -17,14 +18,18 @@ export const seenVersionsContract = (
     const store = newStore();
     const key = newKey();
     // Act
-    const first = await store.markDirty(key, {
-      collection: 'pods',
-      resourceVersion: '100',
-    });
-    const coalesced = await store.markDirty(key, {
-      collection: 'pods',
-      resourceVersion: '250',
-    });
+    const first = isMarked(
+      await store.markDirty(key, {
+        collection: 'pods',
+        resourceVersion: '100',
+      })
+    );
+    const coalesced = isMarked(
+      await store.markDirty(key, {
+        collection: 'pods',
+        resourceVersion: '250',
+      })
+    );
     await store.markDirty(key, { collection: 'nodes', resourceVersion: '90' });
     const start = await store.beginSync(key);
     // Assess

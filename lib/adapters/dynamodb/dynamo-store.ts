@@ -3,9 +3,16 @@
  * clock every expiry is judged by, taken in the constructor (Powertools'
  * `BasePersistenceLayer` plays the same part).
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../../ports/index.js';
-import type { DynamoStoreOptions } from './dynamo-call.js';
+import {
+  callDynamo,
+  type DynamoStoreOptions,
+  type Item,
+  isExpiredItem,
+  str,
+} from './dynamo-call.js';
+import { PARTITION_KEY } from './table-schema.js';
 
 /** Holds what every store of the state table needs. */
 export abstract class DynamoStore {
@@ -17,5 +24,22 @@ export abstract class DynamoStore {
     this.client = client;
     this.tableName = tableName;
     this.clock = clock;
+  }
+
+  /** Reads an item (consistent); an expired one reads as absent. */
+  protected async readLiveItem(
+    operation: string,
+    pk: string
+  ): Promise<Item | undefined> {
+    const { Item: item } = await callDynamo(`${operation} ${pk}`, () =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ConsistentRead: true,
+        })
+      )
+    );
+    return isExpiredItem(item, this.clock.now()) ? undefined : item;
   }
 }

@@ -11,10 +11,17 @@
  * timer is only disarmed by its own token.
  */
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  coalescedInto,
+  DIRTY_MARK_TTL_MS,
+  markFateOf,
+  UNSENT_MARK_MS,
+} from '../../policy/dirty-mark.js';
 import { parseResourceVersion } from '../../policy/resource-version.js';
 import type {
   ArmedTimer,
+  MarkFate,
+  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -22,18 +29,14 @@ import type {
   WorkQueueMarks,
 } from '../../ports/index.js';
 import {
-  DIRTY_MARK_TTL_MS,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_MARK_MS,
   UNSENT_TIMER_MS,
 } from '../memory/memory-work-queue-store.js';
 import {
   bool,
-  callDynamo,
   type Expression,
   type Item,
-  isExpiredItem,
   num,
   readNumber,
   readString,
@@ -43,15 +46,11 @@ import {
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
 import { SEEN_ATTRIBUTE, seenVersionsOf } from './seen-versions-item.js';
-import {
-  KeyPrefix,
-  PARTITION_KEY,
-  partitionKey,
-  toEpochSeconds,
-} from './table-schema.js';
+import { KeyPrefix, partitionKey, toEpochSeconds } from './table-schema.js';
 import {
   HAS_NO_EARLIER_TIMER,
   HAS_NO_FRESH_MARK,
+  markOf,
 } from './work-queue-conditions.js';
 
 /** Work-queue bookkeeping kept in DynamoDB, one item per key. */
@@ -63,7 +62,7 @@ export class DynamoWorkQueueStore
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<boolean> {
+  ): Promise<MarkOutcome> {
     const now = this.clock.now();
     if (seen !== undefined) await this.raiseSeen(key, seen);
     const outcome = await this.#updateLive('markDirty', key, now, {
@@ -79,7 +78,12 @@ export class DynamoWorkQueueStore
         ':markId': str(markId),
       },
     });
-    return outcome.ok;
+    return outcome.ok ? { kind: 'marked' } : coalescedInto(markOf(outcome.old));
+  }
+
+  async markFate(key: string, markId: string): Promise<MarkFate> {
+    const item = await this.#read('markFate', key);
+    return markFateOf(item && markOf(item), markId, this.clock.now());
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {
@@ -92,7 +96,8 @@ export class DynamoWorkQueueStore
 
   async clearDirty(key: string): Promise<void> {
     await this.#updateExisting('clearDirty', key, {
-      update: 'SET #dirty = :false REMOVE #dirtyAtMs',
+      update:
+        'SET #dirty = :false REMOVE #dirtyAtMs, #markId, #markUnsentSinceMs',
       values: { ':false': bool(false) },
     });
   }
@@ -215,19 +220,8 @@ export class DynamoWorkQueueStore
       : { token, dueAtMs };
   }
 
-  /** Reads the key's item (consistent); an expired one reads as absent. */
-  async #read(operation: string, key: string): Promise<Item | undefined> {
-    const pk = this.#pk(key);
-    const { Item: item } = await callDynamo(`${operation} ${pk}`, () =>
-      this.client.send(
-        new GetItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: str(pk) },
-          ConsistentRead: true,
-        })
-      )
-    );
-    return isExpiredItem(item, this.clock.now()) ? undefined : item;
+  #read(operation: string, key: string): Promise<Item | undefined> {
+    return this.readLiveItem(operation, this.#pk(key));
   }
 
   async confirmTimer(key: string, token: string): Promise<void> {

@@ -9,6 +9,16 @@
  * sent), expiresAt. Each conditional write carries its own id, so the SDK's
  * retry of a write that committed is recognised as the same write.
  */
+import type { DirtyMark } from '../../policy/dirty-mark.js';
+import { type Item, readNumber, readString } from './dynamo-call.js';
+
+/** Reads the dirty mark of a `q#<key>` item. */
+export const markOf = (item: Item | undefined): DirtyMark => ({
+  dirty: item?.dirty?.BOOL === true,
+  dirtyAtMs: readNumber(item, 'dirtyAtMs'),
+  markId: readString(item, 'markId'),
+  markUnsentSinceMs: readNumber(item, 'markUnsentSinceMs'),
+});
 
 /**
  * No fresh dirty mark: never marked, cleared, or its message was lost, or

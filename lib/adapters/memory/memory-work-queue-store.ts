@@ -6,10 +6,13 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
+import { blockingMarkOf, markFateOf } from '../../policy/dirty-mark.js';
 import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
+  MarkFate,
+  MarkOutcome,
   SeenVersion,
   SeenVersions,
   SyncStart,
@@ -17,22 +20,6 @@ import type {
   WorkQueueMarks,
 } from '../../ports/index.js';
 import { SeenRecord } from './seen-record.js';
-
-/**
- * How long a dirty mark blocks further adds: a mark whose message was lost
- * must not block the key forever; SQS delivers far sooner than this.
- */
-export const DIRTY_MARK_TTL_MS = 5 * 60_000;
-
-/**
- * How long a mark whose message was not yet confirmed sent blocks other
- * adds: a send takes well under this, and every retry of a sender that died
- * between mark and send (a redelivery, a restarted bridge) comes later, so
- * it marks anew and sends instead of coalescing into a mark with no
- * message. An add racing a slow send may send a second message: one extra
- * sync, never a lost one.
- */
-export const UNSENT_MARK_MS = 3_000;
 
 /**
  * How long past its due time an armed timer still blocks a later one:
@@ -83,35 +70,32 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     this.#clock = clock;
   }
 
-  /** Marks the key dirty unless a fresh mark is there; true when marked. */
+  /** Marks the key dirty unless a fresh mark is there (see the port). */
   async markDirty(
     key: string,
     seen?: SeenVersion,
     markId: string = randomUUID()
-  ): Promise<boolean> {
+  ): Promise<MarkOutcome> {
     const now = this.#clock.now();
     const entry = this.#liveOrNew(key, now);
     if (seen !== undefined) {
       entry.seen.raise(seen);
       this.#write(key, entry, now, {});
     }
-    if (
-      entry.dirty &&
-      entry.dirtyAtMs !== undefined &&
-      entry.dirtyAtMs >= now - DIRTY_MARK_TTL_MS &&
-      entry.markId !== markId &&
-      (entry.markUnsentSinceMs === undefined ||
-        entry.markUnsentSinceMs >= now - UNSENT_MARK_MS)
-    ) {
-      return false;
-    }
+    const blocking = blockingMarkOf(entry, markId, now);
+    if (blocking !== undefined) return blocking;
     this.#write(key, entry, now, {
       dirty: true,
       dirtyAtMs: now,
       markId,
       markUnsentSinceMs: now,
     });
-    return true;
+    return { kind: 'marked' };
+  }
+
+  async markFate(key: string, markId: string): Promise<MarkFate> {
+    const now = this.#clock.now();
+    return markFateOf(this.#live(key, now), markId, now);
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {
@@ -125,6 +109,8 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     if (entry === undefined) return;
     entry.dirty = false;
     delete entry.dirtyAtMs;
+    delete entry.markId;
+    delete entry.markUnsentSinceMs;
   }
 
   /** Clears the dirty mark; returns the failures and the versions seen. */

@@ -5,7 +5,8 @@
  * - stingy: adds coalesce on the key's dirty mark in WorkQueueMarks, so at
  *   most one message per key waits; the consumer clears the mark before it
  *   reads (WorkQueueLedger.beginSync), so an add during a sync queues one more
- *   message behind the in-flight one;
+ *   message behind the in-flight one; an add waits for the fate of another
+ *   sender's mark not yet confirmed sent (mark-for-send.ts);
  * - `addAfter`: a timer message on a standard delay queue (FIFO queues take
  *   no per-message delay), fired by lib/timers/fire-timers.ts.
  *
@@ -14,7 +15,7 @@
  * deleted, which would silently swallow a real change. Coalescing is the
  * dirty mark's job, not SQS's.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -33,24 +34,12 @@ import type {
   WorkQueue,
   WorkQueueMarks,
 } from '../../ports/index.js';
+import { markForSend } from './mark-for-send.js';
+import { messageGroupIdFor } from './message-group.js';
 import { callSqs, SqsQueueError } from './sqs-queue-error.js';
-
-/** SQS's longest `MessageGroupId`; longer keys are shortened with a hash. */
-export const MAX_MESSAGE_GROUP_ID_LENGTH = 128;
 
 /** SQS's largest batch of SendMessageBatch. */
 const MAX_BATCH_SIZE = 10;
-
-/**
- * Returns the message group of `key`: the key itself when SQS allows it, or
- * its first 64 characters and a SHA-256 prefix (keys may reach 3·253
- * characters). Distinct keys sharing a group would only be serialised.
- */
-export const messageGroupIdFor = (key: string): string => {
-  if (key.length <= MAX_MESSAGE_GROUP_ID_LENGTH) return key;
-  const hash = createHash('sha256').update(key).digest('hex');
-  return `${key.slice(0, 64)}#${hash.slice(0, MAX_MESSAGE_GROUP_ID_LENGTH - 65)}`;
-};
 
 /** What an SqsWorkQueue is built from. */
 export interface SqsWorkQueueOptions {
@@ -92,16 +81,7 @@ export class SqsWorkQueue implements WorkQueue {
    */
   async add(key: string, seen?: SeenVersion): Promise<void> {
     const markId = this.#unsentMarks.get(key) ?? randomUUID();
-    let marked: boolean;
-    try {
-      marked = await this.#marks.markDirty(key, seen, markId);
-    } catch (e) {
-      // The mark may have landed with its answer lost: this add's retry must
-      // be admitted by it, not swallowed (campaign seed 30180).
-      this.#unsentMarks.set(key, markId);
-      throw e;
-    }
-    if (!marked) return;
+    if (!(await this.#mark(key, seen, markId))) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(
@@ -117,6 +97,22 @@ export class SqsWorkQueue implements WorkQueue {
       throw await this.#undoMark(key, markId, toError(e));
     }
     await this.#confirm(key, markId);
+  }
+
+  /** markForSend, remembering a mark that may have landed unanswered. */
+  async #mark(
+    key: string,
+    seen: SeenVersion | undefined,
+    markId: string
+  ): Promise<boolean> {
+    try {
+      return await markForSend(this.#marks, key, seen, markId);
+    } catch (e) {
+      // The mark may have landed with its answer lost: this add's retry must
+      // be admitted by it, not swallowed (campaign seed 30180).
+      this.#unsentMarks.set(key, markId);
+      throw e;
+    }
   }
 
   /**
@@ -188,19 +184,14 @@ export class SqsWorkQueue implements WorkQueue {
       unique.map((key) => [key, this.#unsentMarks.get(key) ?? randomUUID()])
     );
     const marked = await Promise.allSettled(
-      unique.map((key) =>
-        this.#marks.markDirty(key, undefined, markIds.get(key))
-      )
+      unique.map((key) => this.#mark(key, undefined, markIds.get(key) ?? ''))
     );
     const errors: Error[] = [];
     const toSend: string[] = [];
     marked.forEach((result, i) => {
       const key = unique[i] as string;
-      if (result.status === 'rejected') {
-        // As in `add`: the mark may have landed with its answer lost.
-        this.#unsentMarks.set(key, markIds.get(key) ?? '');
-        errors.push(toError(result.reason));
-      } else if (result.value) toSend.push(key);
+      if (result.status === 'rejected') errors.push(toError(result.reason));
+      else if (result.value) toSend.push(key);
     });
     const chunks: string[][] = [];
     for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageGroupIdFor } from '#lib/adapters/sqs/sqs-work-queue.js';
+import { messageGroupIdFor } from '#lib/adapters/sqs/message-group.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

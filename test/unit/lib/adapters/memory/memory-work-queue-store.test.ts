@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DIRTY_MARK_TTL_MS,
   MemoryWorkQueueStore,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
   UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
+import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
 import { unsentMarksContract } from '#test/helpers/unsent-marks-contract.js';
@@ -36,10 +36,10 @@ describe('MemoryWorkQueueStore', () => {
       // Prepare
       const { store } = newStore();
       // Act
-      const first = await store.markDirty(KEY);
-      const second = await store.markDirty(KEY);
+      const first = isMarked(await store.markDirty(KEY));
+      const second = isMarked(await store.markDirty(KEY));
       await store.clearDirty(KEY);
-      const afterClear = await store.markDirty(KEY);
+      const afterClear = isMarked(await store.markDirty(KEY));
       // Assess
       expect([first, second, afterClear]).toEqual([true, false, true]);
     });
@@ -50,7 +50,7 @@ describe('MemoryWorkQueueStore', () => {
       await store.markDirty(KEY);
       // Act
       await store.beginSync(KEY);
-      const again = await store.markDirty(KEY);
+      const again = isMarked(await store.markDirty(KEY));
       // Assess
       expect(again).toBe(true);
     });
@@ -62,10 +62,10 @@ describe('MemoryWorkQueueStore', () => {
       await store.markDirty(KEY, undefined, 'sent');
       await store.confirmMark(KEY, 'sent');
       clock.step(DIRTY_MARK_TTL_MS);
-      const atTtl = await store.markDirty(KEY);
+      const atTtl = isMarked(await store.markDirty(KEY));
       // Act
       clock.step(1);
-      const pastTtl = await store.markDirty(KEY);
+      const pastTtl = isMarked(await store.markDirty(KEY));
       // Assess
       expect(atTtl).toBe(false);
       expect(pastTtl).toBe(true);
@@ -76,7 +76,7 @@ describe('MemoryWorkQueueStore', () => {
       const { store } = newStore();
       await store.markDirty(KEY);
       // Act
-      const other = await store.markDirty('c1/default/other');
+      const other = isMarked(await store.markDirty('c1/default/other'));
       // Assess
       expect(other).toBe(true);
     });

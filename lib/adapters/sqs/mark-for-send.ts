@@ -1,0 +1,60 @@
+/**
+ * The dirty mark an add sets before it sends (client-go's dirty set), and
+ * what an add does when another sender's mark is there but not yet
+ * confirmed sent: that sender may have died between its mark and its send.
+ * A restarted bridge's add within 3 s once coalesced into such a mark, and
+ * the change was never synced (campaign seed 60459). So the add waits for
+ * the mark's fate: sent, or taken by a sync that began after this add's
+ * change — nothing to send; cleared or stale — it marks anew and sends.
+ */
+import { ReconcilerError } from '../../errors.js';
+import { isMarked } from '../../policy/dirty-mark.js';
+import type {
+  MarkFate,
+  SeenVersion,
+  WorkQueueMarks,
+} from '../../ports/index.js';
+
+/**
+ * How often, and how long, an add looks at another sender's unsent mark (a
+ * live sender confirms within a send's time; a dead one's mark stops
+ * blocking after UNSENT_MARK_MS, 3 s), and how many such marks in a row it
+ * waits on before it fails and is retried by its caller.
+ */
+const MARK_FATE_POLL_MS = 100;
+const MARK_FATE_POLLS = 40;
+const MARKS_WAITED_ON = 3;
+
+/** Marks `key` dirty; returns true when the add must send its message. */
+export const markForSend = async (
+  marks: WorkQueueMarks,
+  key: string,
+  seen: SeenVersion | undefined,
+  markId: string
+): Promise<boolean> => {
+  for (let waited = 0; ; waited++) {
+    const outcome = await marks.markDirty(key, seen, markId);
+    if (outcome.kind !== 'unsent') return isMarked(outcome);
+    if (waited === MARKS_WAITED_ON) {
+      throw new ReconcilerError(
+        `the dirty mark of ${key} stayed unsent; the add is retried`
+      );
+    }
+    const fate = await awaitFate(marks, key, outcome.markId);
+    if (fate === 'sent' || fate === 'consumed') return false;
+  }
+};
+
+/** Returns the fate of another sender's mark once it is decided. */
+const awaitFate = async (
+  marks: WorkQueueMarks,
+  key: string,
+  markId: string
+): Promise<MarkFate> => {
+  for (let poll = 0; poll < MARK_FATE_POLLS; poll++) {
+    await new Promise((r) => setTimeout(r, MARK_FATE_POLL_MS));
+    const fate = await marks.markFate(key, markId);
+    if (fate !== 'pending') return fate;
+  }
+  return 'pending';
+};
