@@ -104,6 +104,17 @@ export class KubeApiError extends ReconcilerError {
   }
 }
 
+/**
+ * Returns whether a failed write may still have been applied: no answer came
+ * (the connection reset or timed out after the request went out) or the
+ * server failed (a 5xx, which may be a timeout after the commit). A refusal
+ * (4xx) was not applied.
+ */
+export const mayHaveBeenApplied = (e: unknown): boolean =>
+  e instanceof KubeApiError &&
+  (e.reason === ApiErrorReason.Unreachable ||
+    e.reason === ApiErrorReason.ServerError);
+
 /** Returns whether `e` is an API error with the given reason. */
 export const isApiError = (e: unknown, reason: ApiErrorReason): boolean =>
   e instanceof KubeApiError && e.reason === reason;

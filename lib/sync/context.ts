@@ -33,6 +33,12 @@ export interface SyncDeps {
    * runs, which write nothing.
    */
   noteOwnPods?(resourceVersion: string): Promise<void>;
+  /**
+   * Makes the key's next syncs read the latest state (consistent lists)
+   * until one succeeds: a create whose answer was lost may have made a pod
+   * that no cache shows yet, and that no expectation now waits for.
+   */
+  readLatestNext?(): Promise<void>;
 }
 
 /** One sync in progress. */

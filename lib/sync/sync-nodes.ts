@@ -9,6 +9,7 @@ import {
   ApiErrorReason,
   hasNamespaceTerminatingCause,
   isApiError,
+  mayHaveBeenApplied,
   toError,
   UnsettledExpectationsError,
 } from '../errors.js';
@@ -84,6 +85,7 @@ const createPods = async (
   let pos = 0;
   let created = 0;
   let newest: string | undefined;
+  let lostAnswers = false;
   for (const batch of slowStartBatchSizes(nodeNames.length)) {
     const errorCount = errors.length;
     const results = await Promise.allSettled(
@@ -108,6 +110,7 @@ const createPods = async (
         // those expectations to time out.
         await deps.expectations.creationObserved(key);
         errors.push(toError(r.reason));
+        lostAnswers ||= mayHaveBeenApplied(r.reason);
       }
     }
     pos += batch;
@@ -120,6 +123,11 @@ const createPods = async (
       break;
     }
   }
+  // Upstream lowers the expectation of a failed create and trusts its
+  // informer to show the pod if it was made after all; a cache here may
+  // not, and the next sync would create a second pod on the node
+  // (campaign seed 80707: a POST committed, its answer cut).
+  if (lostAnswers) await deps.readLatestNext?.();
   return newest === undefined ? { created } : { created, newest };
 };
 

@@ -7,11 +7,10 @@
  * acknowledged; they would fail the same way forever.
  *
  * A redelivered message (receive count > 1) means the attempt before died:
- * the visibility timeout outlasts the function timeout, so that attempt is
- * gone and its writes have landed or never will. Its expectations would wait
- * 5 minutes for creates that never happen, so they are dropped; the sync's
- * quorum reads see what it did (upstream: a restarted controller starts with
- * no expectations either).
+ * the visibility timeout outlasts the function timeout, so its writes have
+ * landed or never will. Its expectations would wait 5 minutes for creates
+ * that never happen, so they are dropped; the sync's quorum reads see what
+ * it did (upstream: a restarted controller starts with no expectations).
  */
 import { randomUUID } from 'node:crypto';
 import { PoisonMessageError, TerminalError, toError } from '../errors.js';
@@ -271,6 +270,7 @@ export class Reconciler {
             clock: this.#o.clock,
           }),
           noteOwnPods: notingOwnPods(this.#o.queue, k),
+          readLatestNext: () => this.#o.ledger.requireLatest(k),
         }),
     }).finally(() => session.deps.events.flush?.());
     const { creates, deletes } = podControl;

@@ -170,6 +170,50 @@ describe('syncDaemonSet when ports fail', () => {
       expect(error?.message).toContain('ProvisionedThroughputExceeded');
     });
 
+    it.each([
+      {
+        name: 'no answer (a POST committed, its answer cut)',
+        error: new KubeApiError('create pod: socket hang up', {
+          reason: 'Unreachable',
+          statusCode: 0,
+          write: true,
+        }),
+        readsLatest: 1,
+      },
+      {
+        name: 'a 5xx',
+        error: new KubeApiError(
+          'create pod: 500 etcdserver: request timed out',
+          {
+            reason: 'ServerError',
+            statusCode: 500,
+            write: true,
+          }
+        ),
+        readsLatest: 1,
+      },
+      { name: 'a refusal (403)', error: apiError('Forbidden'), readsLatest: 0 },
+    ])(
+      'one-daemon-pod-per-node: a create that failed with $name makes the next syncs read the latest state $readsLatest time(s) (campaign seed 80707)',
+      async ({ error, readsLatest }) => {
+        // Prepare: the answer of a create is lost; its expectation is lowered
+        // as upstream lowers it, so only a fresh read can show the pod.
+        const h = newHarness();
+        const ds = addDaemonSet(h, newDaemonSet('foo'));
+        h.cluster.nodes = makeNodes(0, 3);
+        h.cluster.createError = error;
+        let asked = 0;
+        h.deps.readLatestNext = async () => {
+          asked++;
+        };
+        // Act
+        const result = await sync(h, ds);
+        // Assess
+        expect(result.error).toBeInstanceOf(AggregateError);
+        expect(asked).toBe(readsLatest);
+      }
+    );
+
     it('notes nothing when it creates nothing', async () => {
       // Prepare
       const h = newHarness();

@@ -620,6 +620,21 @@ describe('Reconciler', () => {
     ).toHaveLength(3);
   });
 
+  it('one-daemon-pod-per-node: after a create whose answer was lost, the key reads the latest state until a sync succeeds (campaign seed 80707)', async () => {
+    // Prepare: the first create's connection resets after the request.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.createError = new KubeApiError('create pod: socket hang up', {
+      reason: ApiErrorReason.Unreachable,
+      statusCode: 0,
+      write: true,
+    });
+    // Act
+    await runBatch([record(keyOf(ds))]);
+    const next = await options.ledger.beginSync(keyOf(ds));
+    // Assess
+    expect(next.readLatest).toBe(true);
+  });
+
   it('opens the breaker when a read fails with 5xx (the server, not an object)', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
