@@ -13,6 +13,7 @@ import type {
   Logger,
   PodControl,
   RevisionControl,
+  SlowStartMemory,
 } from '../ports/index.js';
 import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
 
@@ -33,6 +34,11 @@ export interface SyncDeps {
    * runs, which write nothing.
    */
   noteOwnPods?(resourceVersion: string): Promise<void>;
+  /**
+   * Carries the key's proven create batch to its next sync. Absent (dry
+   * runs, CLI plans): every sync slow-starts at 1, as upstream's.
+   */
+  slowStart?: SlowStartMemory;
 }
 
 /** One sync in progress. */

@@ -23,7 +23,12 @@ import { rfc3339 } from '../reconcile/k8s/meta.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
 import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
-import { slowStartBatchSizes } from '../reconcile/slow-start.js';
+import {
+  firstSlowStartBatch,
+  nextSlowStartProof,
+  type SlowStartRound,
+  slowStartBatchSizes,
+} from '../reconcile/slow-start.js';
 import type { SyncContext } from './context.js';
 
 /**
@@ -84,7 +89,12 @@ const createPods = async (
   let pos = 0;
   let created = 0;
   let newest: string | undefined;
-  for (const batch of slowStartBatchSizes(nodeNames.length)) {
+  const first = firstSlowStartBatch(
+    deps.slowStart?.recall(key),
+    deps.clock.now()
+  );
+  const rounds: SlowStartRound[] = [];
+  for (const batch of slowStartBatchSizes(nodeNames.length, first)) {
     const errorCount = errors.length;
     const results = await Promise.allSettled(
       nodeNames
@@ -111,6 +121,10 @@ const createPods = async (
       }
     }
     pos += batch;
+    rounds.push({
+      size: batch,
+      failed: results.some((r) => r.status === 'rejected'),
+    });
     const skipped = nodeNames.length - pos;
     if (errors.length > errorCount && skipped > 0) {
       deps.logger.info('slow-start failure, skipping creation of pods', {
@@ -119,6 +133,9 @@ const createPods = async (
       await deps.expectations.lowerExpectations(key, skipped, 0);
       break;
     }
+  }
+  if (rounds.length > 0) {
+    deps.slowStart?.remember(key, nextSlowStartProof(rounds, deps.clock.now()));
   }
   return newest === undefined ? { created } : { created, newest };
 };
