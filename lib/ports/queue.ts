@@ -151,8 +151,12 @@ export interface WorkQueueMarks {
   confirmMark(key: string, markId: string): Promise<void>;
   /** Raises the key's seen version of the collection (never lowers it). */
   raiseSeen(key: string, seen: SeenVersion): Promise<void>;
-  /** Undoes `markDirty` after the message could not be sent (drops its id). */
-  clearDirty(key: string): Promise<void>;
+  /**
+   * Drops the key's dirty mark with its id: an add's undo after its send
+   * failed (only its own mark `markId`: a newer one of another sender
+   * stays), or `addAnew`'s reset (any mark).
+   */
+  clearDirty(key: string, markId?: string): Promise<void>;
   /**
    * Arms the key's timer for `dueAtMs` unless an earlier timer is pending;
    * returns the new timer's token, or undefined when the pending one fires

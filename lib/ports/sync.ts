@@ -10,6 +10,7 @@ import type {
   Node,
   Pod,
 } from '../reconcile/k8s/types.js';
+import type { SlowStartProof } from '../reconcile/slow-start.js';
 
 /** Wall time in milliseconds since the epoch (k8s `failedPodsBackoff.Clock`). */
 export interface Clock {
@@ -147,6 +148,16 @@ export interface ExpectationsStore {
 export interface FailedPodBackoffStore {
   get(id: string): Promise<BackoffEntry | undefined>;
   put(id: string, entry: BackoffEntry): Promise<void>;
+}
+
+/**
+ * Each key's proven slow-start batch, kept per container: a proof lost (a
+ * cold container, another container) only means upstream's slow start.
+ */
+export interface SlowStartMemory {
+  recall(key: string): SlowStartProof | undefined;
+  /** Keeps the key's proof; undefined forgets it (start at 1 next time). */
+  remember(key: string, proof: SlowStartProof | undefined): void;
 }
 
 /** Structured logger (Powertools-compatible subset). */

@@ -13,6 +13,7 @@ import type {
   Logger,
   PodControl,
   RevisionControl,
+  SlowStartMemory,
 } from '../ports/index.js';
 import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
 
@@ -39,6 +40,11 @@ export interface SyncDeps {
    * that no cache shows yet, and that no expectation now waits for.
    */
   readLatestNext?(): Promise<void>;
+  /**
+   * Carries the key's proven create batch to its next sync. Absent (dry
+   * runs, CLI plans): every sync slow-starts at 1, as upstream's.
+   */
+  slowStart?: SlowStartMemory;
 }
 
 /** One sync in progress. */

@@ -24,7 +24,12 @@ import { rfc3339 } from '../reconcile/k8s/meta.js';
 import { getTemplateGeneration } from '../reconcile/k8s/pod-util.js';
 import type { PodTemplateSpec } from '../reconcile/k8s/types.js';
 import { createPodTemplate, newDaemonPod } from '../reconcile/pod-template.js';
-import { slowStartBatchSizes } from '../reconcile/slow-start.js';
+import {
+  firstSlowStartBatch,
+  nextSlowStartProof,
+  type SlowStartRound,
+  slowStartBatchSizes,
+} from '../reconcile/slow-start.js';
 import type { SyncContext } from './context.js';
 
 /**
@@ -86,7 +91,12 @@ const createPods = async (
   let created = 0;
   let newest: string | undefined;
   let lostAnswers = false;
-  for (const batch of slowStartBatchSizes(nodeNames.length)) {
+  const first = firstSlowStartBatch(
+    deps.slowStart?.recall(key),
+    deps.clock.now()
+  );
+  const rounds: SlowStartRound[] = [];
+  for (const batch of slowStartBatchSizes(nodeNames.length, first)) {
     const errorCount = errors.length;
     const results = await Promise.allSettled(
       nodeNames
@@ -114,6 +124,10 @@ const createPods = async (
       }
     }
     pos += batch;
+    rounds.push({
+      size: batch,
+      failed: results.some((r) => r.status === 'rejected'),
+    });
     const skipped = nodeNames.length - pos;
     if (errors.length > errorCount && skipped > 0) {
       deps.logger.info('slow-start failure, skipping creation of pods', {
@@ -128,6 +142,9 @@ const createPods = async (
   // not, and the next sync would create a second pod on the node
   // (campaign seed 80707: a POST committed, its answer cut).
   if (lostAnswers) await deps.readLatestNext?.();
+  if (rounds.length > 0) {
+    deps.slowStart?.remember(key, nextSlowStartProof(rounds, deps.clock.now()));
+  }
   return newest === undefined ? { created } : { created, newest };
 };
 

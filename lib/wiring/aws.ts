@@ -4,6 +4,7 @@
  * Tests build the same wiring with emulator endpoints, so the handlers they
  * drive are the deployed ones.
  */
+
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
 import { EksClusterDirectory } from '../adapters/aws/eks-cluster-directory.js';
@@ -18,6 +19,7 @@ import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-sto
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
+import { MemorySlowStartMemory } from '../adapters/memory/memory-slow-start-memory.js';
 import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
@@ -92,6 +94,7 @@ export const createAwsWiring = (
     expectations,
     failedPodBackoff: new DynamoFailedPodBackoffStore(table),
     clock,
+    newSlowStartMemory: () => new MemorySlowStartMemory(),
   });
   return {
     sessions,

@@ -5,12 +5,14 @@
  * (`runClusterBridge`, `Reconciler`, `processKey`, `syncDaemonSet`); only
  * the queue and state adapters differ.
  */
+
 import { MemoryBackoffStore } from '../adapters/memory/memory-backoff-store.js';
 import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-store.js';
 import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
 import { MemoryExpectationsStore } from '../adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '../adapters/memory/memory-node-index-store.js';
 import { MemoryOwnershipStore } from '../adapters/memory/memory-ownership-store.js';
+import { MemorySlowStartMemory } from '../adapters/memory/memory-slow-start-memory.js';
 import {
   MemoryWorkQueue,
   memoryQueuePorts,
@@ -110,6 +112,7 @@ export class LocalRuntime {
       expectations: this.expectations,
       failedPodBackoff: new MemoryBackoffStore(),
       clock: systemClock,
+      newSlowStartMemory: () => new MemorySlowStartMemory(),
     });
     this.#reconciler = new Reconciler({
       sessions: this.#sessions,

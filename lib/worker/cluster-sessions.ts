@@ -11,6 +11,7 @@ import type {
   ConnectCluster,
   ExpectationsStore,
   FailedPodBackoffStore,
+  SlowStartMemory,
 } from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
 
@@ -29,6 +30,7 @@ export const syncPortsOf = (
     expectations: ExpectationsStore;
     failedPodBackoff: FailedPodBackoffStore;
     clock: Clock;
+    newSlowStartMemory?: () => SlowStartMemory;
   }
 ): Omit<SyncDeps, 'logger'> => ({
   reader: connection.reader,
@@ -39,6 +41,7 @@ export const syncPortsOf = (
   expectations: state.expectations,
   failedPodBackoff: state.failedPodBackoff,
   clock: state.clock,
+  ...(state.newSlowStartMemory && { slowStart: state.newSlowStartMemory() }),
 });
 
 /** What ClusterSessions needs. */
@@ -48,6 +51,8 @@ export interface ClusterSessionsOptions {
   expectations: ExpectationsStore;
   failedPodBackoff: FailedPodBackoffStore;
   clock: Clock;
+  /** Each session's memory of proven slow-start batches (none: upstream's). */
+  newSlowStartMemory?: () => SlowStartMemory;
   /** Drops a cached credential of the record (e.g. a Secrets Manager read). */
   forgetCredential?: (record: ClusterRecord) => void;
 }

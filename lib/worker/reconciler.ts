@@ -42,7 +42,7 @@ import {
   MAX_PARALLEL_SYNCS,
   takeClusterSlot,
 } from './sync-slots.js';
-import { notingOwnPods, readerForSync } from './sync-snapshot-reader.js';
+import { notingOwnPods, SyncSnapshotReader } from './sync-snapshot-reader.js';
 
 /** One queue message, as far as reconciling goes. */
 export interface QueuedKey {
@@ -157,12 +157,7 @@ export class Reconciler {
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync (seed 4212).
-    const redelivered = await this.#forgetIfRedelivered(
-      key,
-      records,
-      session,
-      logger
-    );
+    await this.#forgetIfRedelivered(key, records, session, logger);
     const cluster = session.record.id;
     if (await this.#skipIfFenced(key, logger)) return;
     const admitted = await this.#breaker.admit(
@@ -179,7 +174,7 @@ export class Reconciler {
     }
     let synced: SyncRun;
     try {
-      synced = await this.#sync(key, session, logger, deadlineMs, redelivered);
+      synced = await this.#sync(key, session, logger, deadlineMs);
     } finally {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
     }
@@ -217,24 +212,23 @@ export class Reconciler {
   }
 
   /**
-   * Drops the expectations of an attempt that died (see the header); returns
-   * whether it did. Nothing then covers its writes: the ledger first notes
-   * that the key's syncs read the latest state until one succeeds (this
-   * attempt may requeue the key without a sync, or its sync may fail).
+   * Drops the expectations of an attempt that died (see the header).
+   * Nothing then covers its writes: the ledger first notes that the key's
+   * syncs read the latest state until one succeeds (this attempt may requeue
+   * the key without a sync, or its sync may fail); beginSync hands that on.
    */
   async #forgetIfRedelivered(
     key: string,
     records: readonly QueuedKey[],
     session: ClusterSession,
     logger: Logger
-  ): Promise<boolean> {
-    if (!records.some((r) => r.receiveCount > 1)) return false;
+  ): Promise<void> {
+    if (!records.some((r) => r.receiveCount > 1)) return;
     logger.warn(
       'redelivered: the previous attempt died; dropping its expectations'
     );
     await this.#o.ledger.requireLatest(key);
     await session.deps.expectations.deleteExpectations(key);
-    return true;
   }
 
   /** Runs one processKey over the session's ports, counting pod writes. */
@@ -242,8 +236,7 @@ export class Reconciler {
     key: string,
     session: ClusterSession,
     logger: Logger,
-    deadlineMs: number,
-    readLatest: boolean
+    deadlineMs: number
   ): Promise<SyncRun> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
@@ -255,7 +248,9 @@ export class Reconciler {
       sync: (k, seen) =>
         syncDaemonSet(k, {
           ...guarded,
-          reader: readerForSync(guarded.reader, readLatest, seen, () =>
+          // `seen` asks for the latest state when the key's expectations
+          // were dropped (processKey merges the ledger's readLatest in).
+          reader: new SyncSnapshotReader(guarded.reader, seen, () =>
             this.#o.ledger.seenOf(k)
           ),
           podControl,

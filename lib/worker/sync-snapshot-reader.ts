@@ -24,20 +24,6 @@ import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
 export const LATEST_STATE: SeenVersions = { pods: 'latest', nodes: 'latest' };
 
 /**
- * Returns the reader of one sync: of the latest state when `readLatest` (its
- * expectations were dropped), else of cached lists at least `seen` fresh.
- */
-export const readerForSync = (
-  inner: ClusterReader,
-  readLatest: boolean,
-  seen: SeenVersions,
-  seenNow: () => Promise<SeenVersions>
-): SyncSnapshotReader =>
-  readLatest
-    ? new SyncSnapshotReader(inner, LATEST_STATE)
-    : new SyncSnapshotReader(inner, seen, seenNow);
-
-/**
  * Returns how a sync of `key` records the newest pod it created as seen,
  * so that the key's later syncs read pods at least that fresh (SyncDeps).
  */

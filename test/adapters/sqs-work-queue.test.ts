@@ -291,6 +291,51 @@ describe('SqsWorkQueue', () => {
       }
     );
 
+    it("an add that finds its own process's mark in flight awaits that send instead of reading the store (a bridge flush adds one key for many pod events at once)", async () => {
+      // Prepare: count the store's fate reads.
+      let fateReads = 0;
+      const counting = new Proxy(marks, {
+        get: (store, name) =>
+          name === 'markFate'
+            ? async (...args: Parameters<typeof marks.markFate>) => {
+                fateReads++;
+                return await store.markFate(...args);
+              }
+            : Reflect.get(store, name).bind(store),
+      });
+      const q = newQueue({ marks: counting });
+      // Act
+      await Promise.all(Array.from({ length: 10 }, () => q.add(KEY)));
+      // Assess
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+      expect(fateReads).toBe(0);
+    });
+
+    it('after its confirmation failed, the next add of the same process coalesces into its sent mark, reading nothing and sending nothing', async () => {
+      // Prepare: DynamoDB refuses the first confirmation.
+      let confirmFails = true;
+      let fateReads = 0;
+      const flaky = new Proxy(marks, {
+        get: (store, name) => {
+          if (name === 'confirmMark' && confirmFails) {
+            return async () => {
+              confirmFails = false;
+              throw new Error('ProvisionedThroughputExceededException');
+            };
+          }
+          if (name === 'markFate') fateReads++;
+          return Reflect.get(store, name).bind(store);
+        },
+      });
+      const q = newQueue({ marks: flaky });
+      await q.add(KEY);
+      // Act
+      await q.add(KEY);
+      // Assess
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+      expect(fateReads).toBe(0);
+    });
+
     it('still coalesces adds behind a mark whose message was sent', async () => {
       const clock = new FakeClock(Date.now());
       const store = new MemoryWorkQueueStore({ clock });
@@ -310,21 +355,6 @@ describe('SqsWorkQueue', () => {
       // Assess
       expect(first).toBeInstanceOf(Error);
       expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
-    });
-
-    it("converges-after-faults: after addBatch lost the answer of a key's mark, the next add of the key sends (campaign seed 30180)", async () => {
-      // Prepare: the mark of KEY lands, its answer is lost; the other key's is fine.
-      const q = newQueue({ marks: losingFirstMarkAnswer(KEY) });
-      // Act
-      const first = await q
-        .addBatch([KEY, `${KEY}-2`])
-        .catch((e: unknown) => e);
-      await q.add(KEY);
-      // Assess
-      expect(first).toBeInstanceOf(AggregateError);
-      expect((await workMessages()).map((m) => m.Body).sort()).toEqual(
-        [KEY, `${KEY}-2`].sort()
-      );
     });
 
     it('retries its own mark when neither the send nor the clearing worked, so the retry sends', async () => {
@@ -358,20 +388,6 @@ describe('SqsWorkQueue', () => {
       // Assess
       expect(first).toBeInstanceOf(AggregateError);
       expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
-    });
-  });
-
-  describe('addBatch', () => {
-    it('sends one message per key that is not already waiting', async () => {
-      // Prepare
-      const keys = Array.from({ length: 23 }, (_, i) => `prod/ns/ds-${i}`);
-      await queue.add('prod/ns/ds-0');
-      await workMessages(); // ds-0 is being synced; its mark is still set
-      // Act
-      await queue.addBatch([...keys, ...keys.slice(0, 5)]);
-      // Assess
-      const bodies = (await workMessages()).map((m) => m.Body).sort();
-      expect(bodies).toEqual(keys.slice(1).sort());
     });
   });
 

@@ -104,4 +104,18 @@ export const unsentMarksContract = (
       'gone',
     ]);
   });
+
+  it("clears only its own mark when given the mark's id (an add's undo leaves another sender's newer mark)", async () => {
+    // Prepare
+    const { store } = newStore();
+    const key = newKey();
+    await store.markDirty(key, undefined, 'newer');
+    // Act
+    await store.clearDirty(key, 'failed-send');
+    const afterOthersUndo = await store.markFate(key, 'newer');
+    await store.clearDirty(key, 'newer');
+    const afterOwnUndo = await store.markFate(key, 'newer');
+    // Assess
+    expect([afterOthersUndo, afterOwnUndo]).toEqual(['pending', 'gone']);
+  });
 };

@@ -94,11 +94,16 @@ export class DynamoWorkQueueStore
     });
   }
 
-  async clearDirty(key: string): Promise<void> {
+  async clearDirty(key: string, markId?: string): Promise<void> {
     await this.#updateExisting('clearDirty', key, {
       update:
         'SET #dirty = :false REMOVE #dirtyAtMs, #markId, #markUnsentSinceMs',
-      values: { ':false': bool(false) },
+      ...(markId === undefined
+        ? { values: { ':false': bool(false) } }
+        : {
+            condition: '#markId = :markId',
+            values: { ':false': bool(false), ':markId': str(markId) },
+          }),
     });
   }
 

@@ -104,9 +104,10 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   }
 
   /** Clears the key's dirty mark (its message could not be sent). */
-  async clearDirty(key: string): Promise<void> {
+  async clearDirty(key: string, markId?: string): Promise<void> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
+    if (markId !== undefined && entry.markId !== markId) return;
     entry.dirty = false;
     delete entry.dirtyAtMs;
     delete entry.markId;

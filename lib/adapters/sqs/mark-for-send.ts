@@ -25,23 +25,39 @@ const MARK_FATE_POLL_MS = 100;
 const MARK_FATE_POLLS = 40;
 const MARKS_WAITED_ON = 3;
 
-/** Marks `key` dirty; returns true when the add must send its message. */
+/**
+ * Marks `key` dirty; returns true when the add must send its message.
+ * `ownSend` returns, for a mark of this very process, whether its send
+ * succeeds: the add awaits it rather than poll the store.
+ */
 export const markForSend = async (
   marks: WorkQueueMarks,
   key: string,
   seen: SeenVersion | undefined,
-  markId: string
+  markId: string,
+  ownSend: (markId: string) => Promise<boolean> | undefined = () => undefined
 ): Promise<boolean> => {
   for (let waited = 0; ; waited++) {
-    const outcome = await marks.markDirty(key, seen, markId);
+    // The versions seen are raised once; later rounds only mark.
+    const outcome = await marks.markDirty(
+      key,
+      waited === 0 ? seen : undefined,
+      markId
+    );
     if (outcome.kind !== 'unsent') return isMarked(outcome);
     if (waited === MARKS_WAITED_ON) {
       throw new ReconcilerError(
         `the dirty mark of ${key} stayed unsent; the add is retried`
       );
     }
-    const fate = await awaitFate(marks, key, outcome.markId);
-    if (fate === 'sent' || fate === 'consumed') return false;
+    const own = ownSend(outcome.markId);
+    const sent =
+      own === undefined
+        ? ['sent', 'consumed'].includes(
+            await awaitFate(marks, key, outcome.markId)
+          )
+        : await own;
+    if (sent) return false;
   }
 };
 

@@ -16,11 +16,7 @@
  * dirty mark's job, not SQS's.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  SendMessageBatchCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { toError } from '../../errors.js';
 import {
   delaySecondsFor,
@@ -36,10 +32,22 @@ import type {
 } from '../../ports/index.js';
 import { markForSend } from './mark-for-send.js';
 import { messageGroupIdFor } from './message-group.js';
-import { callSqs, SqsQueueError } from './sqs-queue-error.js';
+import { callSqs } from './sqs-queue-error.js';
 
-/** SQS's largest batch of SendMessageBatch. */
-const MAX_BATCH_SIZE = 10;
+/** A send of this process's mark: `sent` settles true once SQS took it. */
+interface OwnSend {
+  markId: string;
+  sent: Promise<boolean>;
+  settle(sent: boolean): void;
+}
+
+const ownSend = (markId: string): OwnSend => {
+  let settle: (sent: boolean) => void = () => undefined;
+  const sent = new Promise<boolean>((resolve) => {
+    settle = resolve;
+  });
+  return { markId, sent, settle };
+};
 
 /** What an SqsWorkQueue is built from. */
 export interface SqsWorkQueueOptions {
@@ -65,6 +73,16 @@ export class SqsWorkQueue implements WorkQueue {
    * instead of coalescing into a mark that has no message.
    */
   readonly #unsentMarks = new Map<string, string>();
+  /**
+   * This process's marks, by id, whose send is under way or done but not
+   * confirmed:
+   * an add of this process that finds one awaits its send, instead of
+   * polling DynamoDB for it (a bridge's flush adds one key for many pod
+   * events at once; a failed confirm must not stall the next add 3 s).
+   */
+  readonly #ownSends = new Map<string, OwnSend>();
+  /** The mark id kept in #ownSends after its confirmation failed, by key. */
+  readonly #unconfirmed = new Map<string, string>();
 
   constructor(options: SqsWorkQueueOptions) {
     this.#client = options.client;
@@ -81,7 +99,17 @@ export class SqsWorkQueue implements WorkQueue {
    */
   async add(key: string, seen?: SeenVersion): Promise<void> {
     const markId = this.#unsentMarks.get(key) ?? randomUUID();
-    if (!(await this.#mark(key, seen, markId))) return;
+    // Registered before the mark is written: a concurrent add of this
+    // process may find the mark as soon as it is.
+    const own = ownSend(markId);
+    this.#ownSends.set(markId, own);
+    let marked = false;
+    try {
+      marked = await this.#mark(key, seen, markId);
+    } finally {
+      if (!marked) this.#dropOwnSend(own, false);
+    }
+    if (!marked) return;
     try {
       await callSqs(`send ${key} to the work queue`, () =>
         this.#client.send(
@@ -94,9 +122,13 @@ export class SqsWorkQueue implements WorkQueue {
         )
       );
     } catch (e) {
-      throw await this.#undoMark(key, markId, toError(e));
+      // Undone first, so an add that awaited this send marks anew at once.
+      const error = await this.#undoMark(key, markId, toError(e));
+      this.#dropOwnSend(own, false);
+      throw error;
     }
-    await this.#confirm(key, markId);
+    own.settle(true);
+    await this.#confirm(key, own);
   }
 
   /** markForSend, remembering a mark that may have landed unanswered. */
@@ -106,7 +138,13 @@ export class SqsWorkQueue implements WorkQueue {
     markId: string
   ): Promise<boolean> {
     try {
-      return await markForSend(this.#marks, key, seen, markId);
+      return await markForSend(
+        this.#marks,
+        key,
+        seen,
+        markId,
+        (found) => this.#ownSends.get(found)?.sent
+      );
     } catch (e) {
       // The mark may have landed with its answer lost: this add's retry must
       // be admitted by it, not swallowed (campaign seed 30180).
@@ -119,9 +157,23 @@ export class SqsWorkQueue implements WorkQueue {
    * Records that the mark's message went out (best effort: an unconfirmed
    * mark only stops blocking other adds after UNSENT_MARK_MS).
    */
-  async #confirm(key: string, markId: string): Promise<void> {
+  async #confirm(key: string, own: OwnSend): Promise<void> {
     this.#unsentMarks.delete(key);
-    await this.#marks.confirmMark(key, markId).catch(() => undefined);
+    try {
+      await this.#marks.confirmMark(key, own.markId);
+      this.#dropOwnSend(own, true);
+    } catch {
+      // Kept: this process's next add of the key coalesces into it. One
+      // such mark per key.
+      const older = this.#unconfirmed.get(key);
+      if (older !== undefined) this.#ownSends.delete(older);
+      this.#unconfirmed.set(key, own.markId);
+    }
+  }
+
+  #dropOwnSend(own: OwnSend, sent: boolean): void {
+    own.settle(sent);
+    this.#ownSends.delete(own.markId);
   }
 
   async noteSeen(key: string, seen: SeenVersion): Promise<void> {
@@ -174,81 +226,6 @@ export class SqsWorkQueue implements WorkQueue {
   }
 
   /**
-   * Adds many keys with SendMessageBatch (10 per call), coalescing like
-   * `add`; throws an AggregateError of every key that could not be added
-   * (their dirty marks are cleared again), after trying all of them.
-   */
-  async addBatch(keys: readonly string[]): Promise<void> {
-    const unique = [...new Set(keys)];
-    const markIds = new Map(
-      unique.map((key) => [key, this.#unsentMarks.get(key) ?? randomUUID()])
-    );
-    const marked = await Promise.allSettled(
-      unique.map((key) => this.#mark(key, undefined, markIds.get(key) ?? ''))
-    );
-    const errors: Error[] = [];
-    const toSend: string[] = [];
-    marked.forEach((result, i) => {
-      const key = unique[i] as string;
-      if (result.status === 'rejected') errors.push(toError(result.reason));
-      else if (result.value) toSend.push(key);
-    });
-    const chunks: string[][] = [];
-    for (let i = 0; i < toSend.length; i += MAX_BATCH_SIZE) {
-      chunks.push(toSend.slice(i, i + MAX_BATCH_SIZE));
-    }
-    const failures = (
-      await Promise.all(chunks.map((c) => this.#sendBatch(c)))
-    ).flat();
-    const failed = new Set(failures.map(([key]) => key));
-    for (const [key, error] of failures) {
-      errors.push(await this.#undoMark(key, markIds.get(key) ?? '', error));
-    }
-    await Promise.all(
-      toSend
-        .filter((key) => !failed.has(key))
-        .map((key) => this.#confirm(key, markIds.get(key) ?? ''))
-    );
-    if (errors.length > 0) {
-      throw new AggregateError(
-        errors,
-        `add ${errors.length} of ${unique.length} keys to the work queue`
-      );
-    }
-  }
-
-  /** Returns the keys of `keys` that SQS did not accept, with why. */
-  async #sendBatch(keys: readonly string[]): Promise<[string, Error][]> {
-    const operation = `send ${keys.length} keys to the work queue`;
-    try {
-      const result = await callSqs(operation, () =>
-        this.#client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: this.#workQueueUrl,
-            Entries: keys.map((key, i) => ({
-              Id: `k${i}`,
-              MessageBody: key,
-              MessageGroupId: messageGroupIdFor(key),
-              MessageDeduplicationId: randomUUID(),
-            })),
-          })
-        )
-      );
-      return (result.Failed ?? []).map((f) => {
-        const key = keys[Number(f.Id?.slice(1))] ?? String(f.Id);
-        const cause = new Error(`${f.Code}: ${f.Message ?? ''}`);
-        return [
-          key,
-          new SqsQueueError(`send ${key} to the work queue`, { cause }),
-        ];
-      });
-    } catch (e) {
-      const error = toError(e);
-      return keys.map((key) => [key, error]);
-    }
-  }
-
-  /**
    * Clears the dirty mark set for a send that failed; returns the error to
    * throw (both errors when the mark cannot be cleared either).
    */
@@ -258,7 +235,7 @@ export class SqsWorkQueue implements WorkQueue {
     sendError: Error
   ): Promise<Error> {
     try {
-      await this.#marks.clearDirty(key);
+      await this.#marks.clearDirty(key, markId);
       this.#unsentMarks.delete(key);
       return sendError;
     } catch (e) {

@@ -44,9 +44,9 @@ export const isPodAvailable = (
   minReadySeconds: number,
   nowMs: number
 ): boolean => {
-  if (!isPodReady(pod)) return false;
-  if (minReadySeconds === 0) return true;
+  if (minReadySeconds === 0) return isPodReady(pod);
   const at = availableAtMs(pod, minReadySeconds);
+  // Inclusive since kubernetes/kubernetes#132122 (2025).
   return at !== undefined && at <= nowMs;
 };
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   BURST_REPLICAS,
+  firstSlowStartBatch,
+  nextSlowStartProof,
+  SLOW_START_CARRY_CAP,
+  SLOW_START_CARRY_MS,
   slowStartBatchSizes,
 } from '#lib/reconcile/slow-start.js';
 
@@ -19,5 +23,58 @@ describe('slowStartBatchSizes (syncNodes slow start)', () => {
     // Assess
     expect(sizes).toEqual(want);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(count);
+  });
+});
+
+describe('slow start carried across syncs', () => {
+  it('starts at a given first batch and still doubles', () => {
+    expect(slowStartBatchSizes(30, 8)).toEqual([8, 16, 6]);
+  });
+
+  it.each([
+    { name: 'no proof', proof: undefined, nowMs: 0, want: 1 },
+    {
+      name: 'a fresh proof of 4',
+      proof: { batch: 4, atMs: 0 },
+      nowMs: SLOW_START_CARRY_MS,
+      want: 8,
+    },
+    {
+      name: 'an expired proof',
+      proof: { batch: 4, atMs: 0 },
+      nowMs: SLOW_START_CARRY_MS + 1,
+      want: 1,
+    },
+    {
+      name: 'a proof past the cap',
+      proof: { batch: 123, atMs: 0 },
+      nowMs: 0,
+      want: SLOW_START_CARRY_CAP,
+    },
+  ])('first batch with $name: $want', ({ proof, nowMs, want }) => {
+    expect(firstSlowStartBatch(proof, nowMs)).toBe(want);
+  });
+
+  it('proves the largest round of a sync without failures, and nothing after any failure', () => {
+    // Act
+    const clean = nextSlowStartProof(
+      [
+        { size: 1, failed: false },
+        { size: 2, failed: false },
+        { size: 1, failed: false },
+      ],
+      5
+    );
+    const failed = nextSlowStartProof(
+      [
+        { size: 1, failed: false },
+        { size: 2, failed: true },
+      ],
+      5
+    );
+    // Assess
+    expect(clean).toEqual({ batch: 2, atMs: 5 });
+    expect(failed).toBeUndefined();
+    expect(nextSlowStartProof([], 5)).toBeUndefined();
   });
 });
