@@ -17,29 +17,36 @@ import type { Violation } from './violation.js';
 interface Stay {
   /** Unblocked time the pod has spent on the node that must not run it. */
   accruedMs: number;
+  /** The view time up to which `accruedMs` is counted. */
   lastMs: number;
 }
 
-/** Accrues each misplaced pod's unblocked time and reports overstays. */
+/**
+ * Accrues each misplaced pod's unblocked time and reports overstays. The
+ * checker's view lags the wall clock (events are held to order the watches),
+ * so stays are judged at the view's time and the runner's block changes,
+ * made in wall time, are kept as a timeline (campaign seed 90001: a pod
+ * deleted 13.4 s into its grace, reported at 15 s from a view 2 s old).
+ */
 export class IneligiblePodMonitor {
   readonly #stays = new Map<string, Stay>();
   readonly #reported = new Set<string>();
-  #blocked = false;
+  /** The runner's block changes, oldest first (unblocked before the first). */
+  readonly #blocks: { atMs: number; blocked: boolean }[] = [];
 
   constructor(
     private readonly runLabel: RunLabel,
     private readonly graceMs: number
   ) {}
 
-  /** Accrues time up to `nowMs` under the old setting, then switches. */
-  setBlocked(view: ClusterView, blocked: boolean, nowMs: number): Violation[] {
-    const found = this.evaluate(view, nowMs);
-    this.#blocked = blocked;
-    return found;
+  /** Records that the runner blocks (true) or unblocks the controller at `nowMs`. */
+  setBlocked(blocked: boolean, nowMs: number): void {
+    if ((this.#blocks.at(-1)?.blocked ?? false) === blocked) return;
+    this.#blocks.push({ atMs: nowMs, blocked });
   }
 
-  /** Returns the pods whose stay exceeded the grace at `nowMs`. */
-  evaluate(view: ClusterView, nowMs: number): Violation[] {
+  /** Returns the pods whose stay exceeded the grace in a view current up to `viewMs`. */
+  evaluate(view: ClusterView, viewMs: number): Violation[] {
     const found: Violation[] = [];
     const misplaced = new Set<string>();
     for (const ds of view.activeDaemonSets()) {
@@ -48,19 +55,36 @@ export class IneligiblePodMonitor {
         if (refusal === undefined) continue;
         const uid = pod.metadata.uid;
         misplaced.add(uid);
-        const stay = this.#stays.get(uid) ?? { accruedMs: 0, lastMs: nowMs };
-        if (!this.#blocked) stay.accruedMs += Math.max(0, nowMs - stay.lastMs);
-        stay.lastMs = nowMs;
+        const stay = this.#stays.get(uid) ?? { accruedMs: 0, lastMs: viewMs };
+        stay.accruedMs += this.#unblockedMs(stay.lastMs, viewMs);
+        stay.lastMs = Math.max(stay.lastMs, viewMs);
         this.#stays.set(uid, stay);
         if (stay.accruedMs <= this.graceMs || this.#reported.has(uid)) continue;
         this.#reported.add(uid);
-        found.push(overstay(ds, pod, refusal, stay, nowMs));
+        found.push(overstay(ds, pod, refusal, stay, viewMs));
       }
     }
     for (const uid of [...this.#stays.keys()]) {
       if (!misplaced.has(uid)) this.#stays.delete(uid);
     }
     return found;
+  }
+
+  /** Returns the unblocked time between `fromMs` and `toMs`. */
+  #unblockedMs(fromMs: number, toMs: number): number {
+    let total = 0;
+    let blocked = false;
+    let since = fromMs;
+    for (const change of this.#blocks) {
+      if (change.atMs >= toMs) break;
+      if (change.atMs > since) {
+        if (!blocked) total += change.atMs - since;
+        since = change.atMs;
+      }
+      blocked = change.blocked;
+    }
+    if (!blocked && toMs > since) total += toMs - since;
+    return total;
   }
 
   /** Returns why the pod's node must not run it, if it must not. */

@@ -183,7 +183,7 @@ export class InvariantChecker {
       this.note(`controller ${blocked ? 'blocked' : 'unblocked'}`);
     }
     this.#blocked = blocked;
-    this.#report(this.#ineligible.setBlocked(this.#view, blocked, this.#now()));
+    this.#ineligible.setBlocked(blocked, this.#now());
   }
 
   /** Returns the violations found so far (convergence ones are returned by awaitConvergence). */
@@ -250,7 +250,8 @@ export class InvariantChecker {
     try {
       this.#intake.release(now, false);
       this.#judgeInstant(now);
-      this.#report(this.#ineligible.evaluate(this.#view, now));
+      // The view holds the events received up to HOLD_MS ago.
+      this.#report(this.#ineligible.evaluate(this.#view, now - HOLD_MS));
       this.#report(this.#watches.checkOutages(now));
       this.#report(
         this.#strays.evaluate(this.#view, now, this.#watchesUp(now))
