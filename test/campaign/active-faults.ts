@@ -34,6 +34,17 @@ const DYNAMO_WRITES = new Set([
 
 const DYNAMO_ERROR = 'com.amazonaws.dynamodb.v20120810#';
 
+/**
+ * How long a killed reconcile or requeue invocation holds its keys back: its
+ * batch returns only after the queues' visibility timeout (6 s in the
+ * campaign's stack). A killed sync is not "one sync after the change"
+ * (campaign seed 90212: a delete's retry killed, redelivered 6 s later).
+ */
+export const KILL_HOLD_MS = 6_000;
+
+/** Kills whose invocation's keys come back only after the visibility timeout. */
+const HOLDING_KILLS = new Set<string>(['kill-reconcile', 'kill-requeue']);
+
 /** Faults that can keep every sync of the cluster from acting for their window. */
 const HOLDING_KINDS = new Set<FaultKind>([
   'cluster-unreachable',
@@ -54,6 +65,8 @@ export class ActiveFaults implements ContainerFaults {
   readonly #streams = new Map<FaultWindow, SeededRandom>();
   #startedAt: number | undefined;
   #stopped = false;
+  /** When a kill last held keys back (ms since the epoch). */
+  #killedAt = Number.NEGATIVE_INFINITY;
 
   constructor(plan: FaultPlan, random: SeededRandom) {
     this.#plan = plan;
@@ -80,10 +93,13 @@ export class ActiveFaults implements ContainerFaults {
   /**
    * Whether a window that can hold the controller back is open now: the
    * cluster or the API refusing, DynamoDB or SQS failing (possibly every
-   * call); the invariant checker pauses its ineligible-node clock then.
+   * call), or a reconcile or requeue killed within KILL_HOLD_MS; the
+   * invariant checker pauses its ineligible-node clock then.
    */
   holdsControllerBack(): boolean {
-    return this.#open().some((w) => HOLDING_KINDS.has(w.kind));
+    return (
+      this.#killHolds() || this.#open().some((w) => HOLDING_KINDS.has(w.kind))
+    );
   }
 
   /**
@@ -91,9 +107,18 @@ export class ActiveFaults implements ContainerFaults {
    * shared table or queues failing, not one cluster's API server.
    */
   holdsEveryClusterBack(): boolean {
-    return this.#open().some(
-      (w) => HOLDING_KINDS.has(w.kind) && !CLUSTER_FAULT_KINDS.includes(w.kind)
+    // A killed invocation may have held any cluster's key.
+    return (
+      this.#killHolds() ||
+      this.#open().some(
+        (w) =>
+          HOLDING_KINDS.has(w.kind) && !CLUSTER_FAULT_KINDS.includes(w.kind)
+      )
     );
+  }
+
+  #killHolds(): boolean {
+    return !this.#stopped && Date.now() < this.#killedAt + KILL_HOLD_MS;
   }
 
   #open(): FaultWindow[] {
@@ -116,6 +141,7 @@ export class ActiveFaults implements ContainerFaults {
   applied(kind: string, times = 1): void {
     const k = kind as FaultKind;
     this.injected[k] = (this.injected[k] ?? 0) + times;
+    if (HOLDING_KILLS.has(k)) this.#killedAt = Date.now();
   }
 
   killPoint(fn: FunctionName): KillPoint | undefined {

@@ -186,7 +186,7 @@ try {
       faultMs: count('fault-seconds') * 1_000,
       convergeTimeoutMs: count('converge-seconds') * 1_000,
       shrinkBudget: count('shrink'),
-      warmUp: true,
+      warmUpRounds: 2,
       windows: windowRange(values.windows),
       ownKindShare: share(values['own-kind']),
       ...(clusters > 1 ? { clusters } : {}),

@@ -2,8 +2,8 @@
  * A campaign run follows from its seed: the generator, the fault plan and
  * the shrinker that cuts a failing run down to what still breaks.
  */
-import { describe, expect, it } from 'vitest';
-import { ActiveFaults } from '../../campaign/active-faults.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ActiveFaults, KILL_HOLD_MS } from '../../campaign/active-faults.js';
 import { drawFaultPlan, type FaultWindow } from '../../campaign/fault-plan.js';
 import { SeededRandom } from '../../campaign/seeded-random.js';
 import { shrinkRun } from '../../campaign/shrink.js';
@@ -82,6 +82,29 @@ describe('ActiveFaults', () => {
     ).toBeUndefined();
     expect(faults.killPoint('reconcile')).toBeUndefined();
     expect(faults.holdsControllerBack()).toBe(false);
+  });
+
+  it('holds every cluster back for the visibility timeout after a reconcile or requeue is killed, not after a bridge kill', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      const faults = new ActiveFaults({ windows: [] }, new SeededRandom(1));
+      faults.begin();
+      faults.applied('kill-watch-bridge');
+      expect(faults.holdsControllerBack()).toBe(false);
+      faults.applied('kill-reconcile');
+      expect(faults.holdsControllerBack()).toBe(true);
+      expect(faults.holdsEveryClusterBack()).toBe(true);
+      vi.advanceTimersByTime(KILL_HOLD_MS - 1);
+      expect(faults.holdsControllerBack()).toBe(true);
+      vi.advanceTimersByTime(1);
+      expect(faults.holdsControllerBack()).toBe(false);
+      faults.applied('kill-requeue');
+      expect(faults.holdsEveryClusterBack()).toBe(true);
+      faults.stop();
+      expect(faults.holdsControllerBack()).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('loses only the answers of DynamoDB writes, and counts what it injected', () => {
