@@ -20,7 +20,9 @@
  * read with `slackMs` in its favour: a pod counts only if it was available
  * `slackMs` before the deletion arrived, a node is forgiven if it was
  * ineligible within `slackMs` before, and the budget is the largest of the
- * specs and eligible-node counts in force within `slackMs`.
+ * specs and eligible-node counts in force within `slackMs`; with surge, a
+ * node counts as served if another pod of the DaemonSet was available on it
+ * within `slackMs`.
  */
 import {
   type ClusterView,
@@ -45,6 +47,13 @@ interface Loss {
   atMs: number;
 }
 
+/** When a daemon pod last stopped being available, on which node. */
+interface AvailabilityEnd {
+  dsUid: string;
+  node: string;
+  atMs: number;
+}
+
 /** Attributes losses to deletions and reports each breach once. */
 export class UnavailabilityBudgetMonitor {
   /** DaemonSet uid → node → the deletion that emptied it. */
@@ -52,6 +61,8 @@ export class UnavailabilityBudgetMonitor {
   /** DaemonSets whose current breach was reported. */
   readonly #open = new Set<string>();
   readonly #recent: RecentEligibility;
+  /** Pod uid → when it stopped being available, kept `slackMs`. */
+  readonly #ended = new Map<string, AvailabilityEnd>();
 
   constructor(
     private readonly runLabel: RunLabel,
@@ -76,6 +87,7 @@ export class UnavailabilityBudgetMonitor {
     after: Pod | undefined,
     atMs: number
   ): Violation[] {
+    this.#noteAvailabilityEnd(view, before, after, atMs);
     if (!before || (after && isLive(after))) return [];
     const removed = !after || Boolean(after.metadata.deletionTimestamp);
     if (!removed || this.isChaos(before.metadata.name)) return [];
@@ -90,8 +102,13 @@ export class UnavailabilityBudgetMonitor {
     const losses = this.#losses.get(uid) ?? new Map<string, Loss>();
     this.#losses.set(uid, losses);
     const served = this.#forgetRecovered(view, ds, losses, atMs, before);
-    // With surge, the node's new pod may already serve it.
-    if (served.has(node)) return [];
+    // With surge, the node's new pod may already serve it — or have served
+    // it until a moment ago, in the lagging view the controller decided
+    // from (campaign seed 100164: the new pod failed by chaos 25 ms before
+    // the old one's deletion, decided 2.6 s earlier, landed).
+    if (served.has(node) || this.#servedWithin(uid, node, before, fromMs)) {
+      return [];
+    }
     losses.set(node, { pod: before.metadata.name, atMs });
     const desired = this.#recent.eligibleSince(uid, fromMs);
     const budget = Math.max(
@@ -109,6 +126,49 @@ export class UnavailabilityBudgetMonitor {
     return [
       breach(ds, losses, { budget, desired, slackMs: this.slackMs }, atMs),
     ];
+  }
+
+  /** Notes the moment a pod that was available stops being so. */
+  #noteAvailabilityEnd(
+    view: ClusterView,
+    before: Pod | undefined,
+    after: Pod | undefined,
+    atMs: number
+  ): void {
+    for (const [uid, end] of this.#ended) {
+      if (end.atMs < atMs - this.slackMs) this.#ended.delete(uid);
+    }
+    const ds = before && view.ownerOf(before);
+    const node = before && targetNode(before);
+    if (!before || !ds || !node) return;
+    const minReady = ds.spec.minReadySeconds ?? 0;
+    if (!isAvailableBy(before, minReady, atMs)) return;
+    if (after && isAvailableBy(after, minReady, atMs)) return;
+    this.#ended.set(before.metadata.uid, {
+      dsUid: ds.metadata.uid,
+      node,
+      atMs,
+    });
+  }
+
+  /** Whether another pod of the DaemonSet was available on `node` at `fromMs` or later. */
+  #servedWithin(
+    dsUid: string,
+    node: string,
+    deleting: Pod,
+    fromMs: number
+  ): boolean {
+    for (const [uid, end] of this.#ended) {
+      if (
+        uid !== deleting.metadata.uid &&
+        end.dsUid === dsUid &&
+        end.node === node &&
+        end.atMs >= fromMs
+      ) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Drops the losses that are over (nodes served again or ineligible); judges nothing. */

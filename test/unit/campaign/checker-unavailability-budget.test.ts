@@ -1,0 +1,106 @@
+/**
+ * The checker's unavailable-within-budget under surge: the controller
+ * deletes a node's old pod once its new pod is available in the view it
+ * decided from, and that view lags; a new pod that stopped being available
+ * just before the deletion landed still served the node.
+ */
+import { describe, expect, it } from 'vitest';
+import { ClusterView } from '../../campaign/checker/cluster-view.js';
+import type {
+  DaemonSet,
+  Node,
+  Pod,
+} from '../../campaign/checker/kube-objects.js';
+import { UnavailabilityBudgetMonitor } from '../../campaign/checker/unavailability-budget.js';
+
+const RUN = { key: 'campaign', value: 'run' };
+const SLACK_MS = 4_000;
+
+const daemonPod = (name: string, uid: string): Pod =>
+  ({
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid,
+      labels: { app: 'agent' },
+      ownerReferences: [
+        { uid: 'ds', controller: true, kind: 'DaemonSet', name: 'ds-1' },
+      ],
+    },
+    spec: { nodeName: 'n-0', containers: [] },
+    status: {
+      phase: 'Running',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    },
+  }) as unknown as Pod;
+
+/** A surge rollout on one node: its old pod and its new one, both available. */
+const surgeOnOneNode = () => {
+  const view = new ClusterView();
+  view.daemonSets.set('ds-1', {
+    metadata: { name: 'ds-1', namespace: 'ns', uid: 'ds', generation: 3 },
+    spec: {
+      selector: { matchLabels: { app: 'agent' } },
+      template: { metadata: { labels: { app: 'agent' } }, spec: {} },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' },
+      },
+    },
+  } as unknown as DaemonSet);
+  view.nodes.set('n-0', {
+    metadata: { name: 'n-0', labels: { [RUN.key]: RUN.value } },
+    spec: {},
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  } as unknown as Node);
+  const old = daemonPod('ds-1-old', 'old');
+  const fresh = daemonPod('ds-1-new', 'new');
+  view.pods.set(old.metadata.name, old);
+  view.pods.set(fresh.metadata.name, fresh);
+  const monitor = new UnavailabilityBudgetMonitor(RUN, () => false, SLACK_MS);
+  const nowMs = Date.parse('2026-01-01T00:01:00Z');
+  // Seen eligible and both pods available well before (eligibility before
+  // the first view is unknown, and forgiven).
+  monitor.observeView(view, nowMs - 10_000);
+  /** The new pod fails at `failMs`; the old one is deleted at `deleteMs`. */
+  const play = (failMs: number, deleteMs: number) => {
+    const failed = {
+      ...fresh,
+      status: { ...fresh.status, phase: 'Failed' },
+    } as Pod;
+    const found = monitor.observePodChange(view, fresh, failed, failMs);
+    view.pods.set(fresh.metadata.name, failed);
+    monitor.observeView(view, failMs);
+    found.push(...monitor.observePodChange(view, old, undefined, deleteMs));
+    return found;
+  };
+  return { play, nowMs };
+};
+
+describe('UnavailabilityBudgetMonitor with surge', () => {
+  it("takes a node as served when its new pod was available within the slack before the old one's deletion (campaign seed 100164: a checker false positive)", () => {
+    // Prepare
+    const { play, nowMs } = surgeOnOneNode();
+    // Act: the new pod fails 25 ms before the old one's deletion lands.
+    const found = play(nowMs, nowMs + 25);
+    // Assess
+    expect(found).toEqual([]);
+  });
+
+  it('reports the deletion when the new pod had stopped being available longer than the slack before', () => {
+    // Prepare
+    const { play, nowMs } = surgeOnOneNode();
+    // Act
+    const found = play(nowMs, nowMs + SLACK_MS + 1_000);
+    // Assess
+    expect(found.map((v) => v.invariant)).toEqual([
+      'unavailable-within-budget',
+    ]);
+  });
+});
