@@ -10,11 +10,9 @@ import type {
   ControllerRevision,
   DaemonSet,
   IntOrString,
-  Node,
-  Pod,
 } from '../../campaign/checker/kube-objects.js';
+import { RUN, readyDaemonPod, runNode } from './checker-fixtures.js';
 
-const RUN = { key: 'campaign', value: 'run' };
 const TEMPLATE = {
   metadata: { labels: { app: 'agent' } },
   spec: { containers: [{ name: 'c', image: 'agent:2' }] },
@@ -58,30 +56,16 @@ const viewWith = (maxUnavailable: IntOrString) => {
     revision: 2,
     data: { spec: { template: { ...TEMPLATE, $patch: 'replace' } } },
   } as unknown as ControllerRevision);
-  view.nodes.set('n-0', {
-    metadata: { name: 'n-0', labels: { [RUN.key]: RUN.value } },
-    spec: { taints: [{ key: 'k', value: 'x', effect: 'NoSchedule' }] },
-    status: { conditions: [{ type: 'Ready', status: 'True' }] },
-  } as unknown as Node);
-  view.pods.set('ds-0-old', {
-    metadata: {
-      name: 'ds-0-old',
-      namespace: 'ns',
-      labels: { app: 'agent', 'controller-revision-hash': 'old' },
-      ownerReferences: owner,
-    },
-    spec: { nodeName: 'n-0', containers: [] },
-    status: {
-      phase: 'Running',
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          lastTransitionTime: '2026-01-01T00:00:00Z',
-        },
-      ],
-    },
-  } as unknown as Pod);
+  view.nodes.set(
+    'n-0',
+    runNode('n-0', [{ key: 'k', value: 'x', effect: 'NoSchedule' }])
+  );
+  view.pods.set(
+    'ds-0-old',
+    readyDaemonPod('ds-0-old', 'u', 'ds-0', {
+      labels: { 'controller-revision-hash': 'old' },
+    })
+  );
   return { view, ds };
 };
 

@@ -6,13 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterView } from '../../campaign/checker/cluster-view.js';
 import { IneligiblePodMonitor } from '../../campaign/checker/ineligible-pods.js';
-import type {
-  DaemonSet,
-  Node,
-  Pod,
-} from '../../campaign/checker/kube-objects.js';
-
-const RUN = { key: 'campaign', value: 'run' };
+import type { DaemonSet, Pod } from '../../campaign/checker/kube-objects.js';
+import { RUN, runNode } from './checker-fixtures.js';
 
 /** A pod on a node whose NoExecute taint the DaemonSet does not tolerate. */
 const misplacedPod = (): ClusterView => {
@@ -24,11 +19,10 @@ const misplacedPod = (): ClusterView => {
       template: { metadata: { labels: { app: 'agent' } }, spec: {} },
     },
   } as unknown as DaemonSet);
-  view.nodes.set('n-0', {
-    metadata: { name: 'n-0', labels: { [RUN.key]: RUN.value } },
-    spec: { taints: [{ key: 'k', value: 'x', effect: 'NoExecute' }] },
-    status: { conditions: [{ type: 'Ready', status: 'True' }] },
-  } as unknown as Node);
+  view.nodes.set(
+    'n-0',
+    runNode('n-0', [{ key: 'k', value: 'x', effect: 'NoExecute' }])
+  );
   view.pods.set('ds-0-a', {
     metadata: {
       name: 'ds-0-a',

@@ -6,39 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClusterView } from '../../campaign/checker/cluster-view.js';
-import type {
-  DaemonSet,
-  Node,
-  Pod,
-} from '../../campaign/checker/kube-objects.js';
+import type { DaemonSet, Pod } from '../../campaign/checker/kube-objects.js';
 import { UnavailabilityBudgetMonitor } from '../../campaign/checker/unavailability-budget.js';
+import {
+  READY_SINCE,
+  RUN,
+  readyDaemonPod,
+  runNode,
+} from './checker-fixtures.js';
 
-const RUN = { key: 'campaign', value: 'run' };
 const SLACK_MS = 4_000;
-
-const daemonPod = (name: string, uid: string): Pod =>
-  ({
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid,
-      labels: { app: 'agent' },
-      ownerReferences: [
-        { uid: 'ds', controller: true, kind: 'DaemonSet', name: 'ds-1' },
-      ],
-    },
-    spec: { nodeName: 'n-0', containers: [] },
-    status: {
-      phase: 'Running',
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          lastTransitionTime: '2026-01-01T00:00:00Z',
-        },
-      ],
-    },
-  }) as unknown as Pod;
 
 /** A surge rollout on one node: its old pod and its new one, both available. */
 const surgeOnOneNode = () => {
@@ -54,17 +31,13 @@ const surgeOnOneNode = () => {
       },
     },
   } as unknown as DaemonSet);
-  view.nodes.set('n-0', {
-    metadata: { name: 'n-0', labels: { [RUN.key]: RUN.value } },
-    spec: {},
-    status: { conditions: [{ type: 'Ready', status: 'True' }] },
-  } as unknown as Node);
-  const old = daemonPod('ds-1-old', 'old');
-  const fresh = daemonPod('ds-1-new', 'new');
+  view.nodes.set('n-0', runNode('n-0'));
+  const old = readyDaemonPod('ds-1-old', 'ds', 'ds-1', { uid: 'old' });
+  const fresh = readyDaemonPod('ds-1-new', 'ds', 'ds-1', { uid: 'new' });
   view.pods.set(old.metadata.name, old);
   view.pods.set(fresh.metadata.name, fresh);
   const monitor = new UnavailabilityBudgetMonitor(RUN, () => false, SLACK_MS);
-  const nowMs = Date.parse('2026-01-01T00:01:00Z');
+  const nowMs = Date.parse(READY_SINCE) + 60_000;
   // Seen eligible and both pods available well before (eligibility before
   // the first view is unknown, and forgiven).
   monitor.observeView(view, nowMs - 10_000);
