@@ -1,8 +1,13 @@
 /**
  * Objects for the checker's unit tests, as its watches would hold them: a
- * run's node, and a daemon pod bound to it, Ready since a fixed time.
+ * DaemonSet of `app: agent` pods, a run's node, and a daemon pod bound to
+ * it, Ready since a fixed time.
  */
-import type { Node, Pod } from '../../campaign/checker/kube-objects.js';
+import type {
+  DaemonSet,
+  Node,
+  Pod,
+} from '../../campaign/checker/kube-objects.js';
 
 /** The label every node of the run carries. */
 export const RUN = { key: 'campaign', value: 'run' };
@@ -46,3 +51,19 @@ export const readyDaemonPod = (
       ],
     },
   }) as unknown as Pod;
+
+/** A DaemonSet of `app: agent` pods, with `updateStrategy` if given. */
+export const agentDaemonSet = (
+  name: string,
+  uid: string,
+  generation: number,
+  updateStrategy?: unknown
+): DaemonSet =>
+  ({
+    metadata: { name, namespace: 'ns', uid, generation },
+    spec: {
+      selector: { matchLabels: { app: 'agent' } },
+      template: { metadata: { labels: { app: 'agent' } }, spec: {} },
+      ...(updateStrategy === undefined ? {} : { updateStrategy }),
+    },
+  }) as unknown as DaemonSet;

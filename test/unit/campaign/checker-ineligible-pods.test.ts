@@ -6,19 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { ClusterView } from '../../campaign/checker/cluster-view.js';
 import { IneligiblePodMonitor } from '../../campaign/checker/ineligible-pods.js';
-import type { DaemonSet, Pod } from '../../campaign/checker/kube-objects.js';
-import { RUN, runNode } from './checker-fixtures.js';
+import type { Pod } from '../../campaign/checker/kube-objects.js';
+import { agentDaemonSet, RUN, runNode } from './checker-fixtures.js';
 
 /** A pod on a node whose NoExecute taint the DaemonSet does not tolerate. */
 const misplacedPod = (): ClusterView => {
   const view = new ClusterView();
-  view.daemonSets.set('ds-0', {
-    metadata: { name: 'ds-0', namespace: 'ns', uid: 'u', generation: 1 },
-    spec: {
-      selector: { matchLabels: { app: 'agent' } },
-      template: { metadata: { labels: { app: 'agent' } }, spec: {} },
-    },
-  } as unknown as DaemonSet);
+  view.daemonSets.set('ds-0', agentDaemonSet('ds-0', 'u', 1));
   view.nodes.set(
     'n-0',
     runNode('n-0', [{ key: 'k', value: 'x', effect: 'NoExecute' }])

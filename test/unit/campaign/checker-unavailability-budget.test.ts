@@ -6,9 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClusterView } from '../../campaign/checker/cluster-view.js';
-import type { DaemonSet, Pod } from '../../campaign/checker/kube-objects.js';
+import type { Pod } from '../../campaign/checker/kube-objects.js';
 import { UnavailabilityBudgetMonitor } from '../../campaign/checker/unavailability-budget.js';
 import {
+  agentDaemonSet,
   READY_SINCE,
   RUN,
   readyDaemonPod,
@@ -20,17 +21,13 @@ const SLACK_MS = 4_000;
 /** A surge rollout on one node: its old pod and its new one, both available. */
 const surgeOnOneNode = () => {
   const view = new ClusterView();
-  view.daemonSets.set('ds-1', {
-    metadata: { name: 'ds-1', namespace: 'ns', uid: 'ds', generation: 3 },
-    spec: {
-      selector: { matchLabels: { app: 'agent' } },
-      template: { metadata: { labels: { app: 'agent' } }, spec: {} },
-      updateStrategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' },
-      },
-    },
-  } as unknown as DaemonSet);
+  view.daemonSets.set(
+    'ds-1',
+    agentDaemonSet('ds-1', 'ds', 3, {
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' },
+    })
+  );
   view.nodes.set('n-0', runNode('n-0'));
   const old = readyDaemonPod('ds-1-old', 'ds', 'ds-1', { uid: 'old' });
   const fresh = readyDaemonPod('ds-1-new', 'ds', 'ds-1', { uid: 'new' });
