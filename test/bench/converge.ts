@@ -17,13 +17,11 @@ import {
   tailLog,
   waitFor,
 } from '../../lib/local-cluster/processes.js';
-import { queueCounts } from '../helpers/sqs-queues.js';
 import {
   isConverged,
   isPodAvailable,
   livePodsOf,
 } from '../integration/serverless/cluster-state.js';
-import { ServerlessStack } from '../integration/serverless/stack.js';
 import {
   createAgentDaemonSet,
   createNamespace,
@@ -45,7 +43,11 @@ import {
   timeToRollOut,
 } from './rollout.js';
 import { keepStackLog } from './stack-log.js';
-import { timeReconcileBatches } from './time-reconcile-batches.js';
+import {
+  type StackCounters,
+  type StackLogLine,
+  StackProcess,
+} from './stack-process.js';
 import {
   billedMs,
   ESM_REQUESTS_PER_INVOCATION,
@@ -81,7 +83,10 @@ export interface StackWindow {
   /** Absent in data written before rollouts were measured. */
   deletes?: number;
   requeueInvocations: number;
-  /** API requests and response bytes of the reconcile function's client. */
+  /**
+   * API requests and bytes read (headers included) of the reconcile
+   * function's containers; before session 17, its client's body bytes.
+   */
   kubeRequests: number;
   kubeBytesRead: number;
   /**
@@ -92,6 +97,10 @@ export interface StackWindow {
   aws: AwsCallSummary;
   /** Absent in data written before costs were measured. */
   usage?: StackUsage;
+  /** The stack process's peak RSS; absent in data written before it ran apart. */
+  peakRssBytes?: number;
+  /** Containers started, and ended at their timeout; absent before they existed. */
+  containers?: { started: number; timedOut: number };
 }
 
 /** One serverless run's results: its create, then its rollout. */
@@ -132,37 +141,29 @@ export interface Proxies {
   sqs: CountingProxy;
 }
 
-const invocationState = (stack: ServerlessStack) => ({
-  reconcile: stack.reconcilePoller.invocations.length,
-  records: stack.reconcilePoller.invocations.reduce(
-    (a, i) => a + i.records.length,
-    0
-  ),
-  requeue: stack.requeuePoller.invocations.length,
-});
+/** What has to stand still for the stack to count as quiet. */
+const activity = (c: StackCounters) =>
+  JSON.stringify([
+    c.reconcileInvocations,
+    c.reconcileRecords,
+    c.requeueInvocations,
+  ]);
 
 /** Waits until both queues are empty and no invocation ran for QUIET_MS. */
-const waitQuiet = async (stack: ServerlessStack): Promise<boolean> => {
+const waitQuiet = async (stack: StackProcess): Promise<boolean> => {
   const started = Date.now();
-  let last = JSON.stringify(invocationState(stack));
+  let last = activity(await stack.counters());
   let lastChange = Date.now();
   while (Date.now() - started < QUIET_TIMEOUT_MS) {
     await sleep(POLL_MS);
-    const now = JSON.stringify(invocationState(stack));
+    const now = activity(await stack.counters());
     if (now !== last) {
       last = now;
       lastChange = Date.now();
       continue;
     }
     if (Date.now() - lastChange < QUIET_MS) continue;
-    const { client, work, delay } = stack.queues;
-    const counts = [
-      await queueCounts(client, work.url),
-      await queueCounts(client, delay.url),
-    ];
-    if (counts.every((c) => c.visible + c.inFlight + c.delayed === 0)) {
-      return true;
-    }
+    if (await stack.queuesEmpty()) return true;
   }
   return false;
 };
@@ -218,11 +219,7 @@ const reconcileMemoryMb = () =>
 interface StackProbe {
   testbed: BenchTestbed;
   proxies: Proxies;
-  stack: ServerlessStack;
-  /** The reconcile side's cluster connection (its client's counters). */
-  kube: { stats(): { requests: number; bytesRead: number } };
-  /** Each finished reconcile invocation's ms (timeReconcileBatches). */
-  durationsMs: number[];
+  stack: StackProcess;
   memoryMb: number;
 }
 
@@ -237,14 +234,8 @@ const measureWindow = async (
   act: () => Promise<{ ms: number; series: [number, number][] }>
 ): Promise<RolloutResult & StackWindow> => {
   const { stack, proxies } = p;
-  const kube = { ...p.kube.stats() };
-  const marks = {
-    dynamo: proxies.dynamodb.mark(),
-    sqs: proxies.sqs.mark(),
-    inv: invocationState(stack),
-    durations: p.durationsMs.length,
-    metrics: { ...stack.metrics },
-  };
+  const before = await stack.counters();
+  const marks = { dynamo: proxies.dynamodb.mark(), sqs: proxies.sqs.mark() };
   const started = Date.now();
   let quiet = false;
   const timed = await countingWrites(p.testbed.admin, act, async () => {
@@ -255,33 +246,41 @@ const measureWindow = async (
     (sum, pod) => sum + Buffer.byteLength(JSON.stringify(pod)),
     0
   );
-  const inv = invocationState(stack);
+  const after = await stack.counters();
+  const spent = (k: keyof StackCounters & CountedKey) => after[k] - before[k];
   const sqs = proxies.sqs.since(marks.sqs);
   const queues = {
-    workUrl: stack.queues.work.url,
-    delayUrl: stack.queues.delay.url,
+    workUrl: stack.queues.work,
+    delayUrl: stack.queues.delay,
   };
   const units = requestUnitsOfAll(proxies.dynamodb.since(marks.dynamo));
-  const reconcileInvocations = inv.reconcile - marks.inv.reconcile;
-  const requeueInvocations = inv.requeue - marks.inv.requeue;
+  const reconcileInvocations = spent('reconcileInvocations');
+  const requeueInvocations = spent('requeueInvocations');
   return {
     ...timed,
     windowMs,
     quiet,
     reconcileInvocations,
-    reconcileRecords: inv.records - marks.inv.records,
+    reconcileRecords: spent('reconcileRecords'),
     requeueInvocations,
-    syncs: stack.metrics.syncs - marks.metrics.syncs,
-    syncErrors: stack.metrics.syncErrors - marks.metrics.syncErrors,
-    creates: stack.metrics.creates - marks.metrics.creates,
-    deletes: stack.metrics.deletes - marks.metrics.deletes,
-    kubeRequests: p.kube.stats().requests - kube.requests,
-    kubeBytesRead: p.kube.stats().bytesRead - kube.bytesRead,
+    syncs: spent('syncs'),
+    syncErrors: spent('syncErrors'),
+    creates: spent('creates'),
+    deletes: spent('deletes'),
+    kubeRequests: spent('kubeRequests'),
+    kubeBytesRead: spent('kubeBytesRead'),
     podBytes,
+    peakRssBytes: after.peakRssBytes,
+    containers: {
+      started: after.containers.started - before.containers.started,
+      timedOut: after.containers.timedOut - before.containers.timedOut,
+    },
     aws: summariseAwsCalls(sqs, proxies.dynamodb.since(marks.dynamo), queues),
     usage: {
       reconcileInvocations,
-      reconcileBilledMs: billedMs(p.durationsMs.slice(marks.durations)),
+      reconcileBilledMs: billedMs(
+        after.reconcileMs.slice(before.reconcileMs.length)
+      ),
       reconcileMemoryMb: p.memoryMb,
       requeueInvocations,
       dynamoReadUnits: units.read,
@@ -296,11 +295,23 @@ const measureWindow = async (
   };
 };
 
+/** The counters a window subtracts. */
+type CountedKey =
+  | 'reconcileInvocations'
+  | 'reconcileRecords'
+  | 'requeueInvocations'
+  | 'syncs'
+  | 'syncErrors'
+  | 'creates'
+  | 'deletes'
+  | 'kubeRequests'
+  | 'kubeBytesRead';
+
 /** Logs why syncs failed since line `from` (each is retried with backoff). */
-const sayFailedSyncs = (stack: ServerlessStack, from: number) => {
-  for (const line of stack.logger.lines
-    .slice(from)
-    .filter((l) => l.message === 'sync failed; retrying with backoff')) {
+const sayFailedSyncs = (lines: readonly StackLogLine[]) => {
+  for (const line of lines.filter(
+    (l) => l.message === 'sync failed; retrying with backoff'
+  )) {
     say(`serverless: sync failed: ${JSON.stringify(line.fields)}`);
   }
 };
@@ -320,8 +331,10 @@ export const runServerless = async (
   const ns = `bench-sls-${n}-${run}`;
   const { nodes, nodeCreationMs } = await prepareRun(testbed, ns, n);
   const up = Date.now();
-  const stack = await ServerlessStack.start({
+  const leaseSeen = proxies.dynamodb.mark();
+  const stack = await StackProcess.start({
     kubeconfigPath: testbed.controlPlane.kubeconfigPath,
+    apiServer: new URL(testbed.controlPlane.server).host,
     endpoints: {
       dynamodb: emulators.dynamodbEndpoint,
       sqs: emulators.sqsEndpoint,
@@ -335,8 +348,6 @@ export const runServerless = async (
     timing: { functionTimeoutMs: 60_000, visibilitySeconds: 360 },
   });
   try {
-    const durationsMs = timeReconcileBatches(stack.wiring.reconciler);
-    const leaseSeen = proxies.dynamodb.mark();
     await waitFor(
       'the bridge to take its lease',
       async () =>
@@ -350,19 +361,13 @@ export const runServerless = async (
     );
     say(`serverless: stack up, bridge leased after ${Date.now() - up} ms`);
     await sleep(SETTLE_MS);
-    // Opens the reconcile side's cluster session now, so its client's
-    // counters can be read before and after.
-    const session = await stack.wiring.sessions.get(stack.cluster);
-    if (session === undefined) throw new Error('cluster not registered');
     const probe: StackProbe = {
       testbed,
       proxies,
       stack,
-      kube: session.connection,
-      durationsMs,
       memoryMb: reconcileMemoryMb(),
     };
-    const logFrom = stack.logger.lines.length;
+    const logFrom = (await stack.counters()).logLines;
     const { ms: convergeMs, ...create } = await measureWindow(probe, ns, () =>
       timeToConverge(testbed, ns, nodes)
     );
@@ -375,8 +380,9 @@ export const runServerless = async (
     say(
       `serverless: ${n} nodes rolled out in ${rollout.ms} ms, quiet=${rollout.quiet} after ${rollout.windowMs} ms`
     );
-    sayFailedSyncs(stack, logFrom);
-    keepStackLog(stack.logger.lines, ns);
+    const lines = await stack.lines();
+    sayFailedSyncs(lines.slice(logFrom));
+    keepStackLog(lines, ns);
     return { nodes: n, convergeMs, ...create, nodeCreationMs, rollout };
   } finally {
     const stopping = Date.now();

@@ -33,6 +33,10 @@
  *
  * BENCH_STACK_LOG=DIR keeps each serverless run's stack log (every line
  * with its wall time) as DIR/<namespace>.jsonl.
+ *
+ * The converge suite's serverless stack runs in a child process of this
+ * bundle (stack-process.ts): with STACK_HOST_ENV set, the bundle serves
+ * that stack and nothing else.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -44,7 +48,10 @@ import { runIdleBench } from './idle-cost.js';
 import { say, seconds } from './markdown.js';
 import { benchData, mergeBenchData } from './plot-data.js';
 import { renderPlots } from './plots.js';
+import { STACK_HOST_ENV, serveStack } from './stack-process.js';
 import { runSyncReadsBench } from './sync-reads.js';
+
+if (process.env[STACK_HOST_ENV] === '1') await serveStack();
 
 // The reconcile handler flushes Powertools metrics as EMF lines to stdout,
 // which would drown the report; the bench counts syncs itself.

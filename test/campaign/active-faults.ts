@@ -5,6 +5,11 @@
  * injects nothing, so the run can check that everything converges.
  */
 import type { Interference, Interferer } from '../bench/counting-proxy.js';
+import type {
+  ContainerFaults,
+  DeliveryFault,
+  KillPoint,
+} from '../helpers/lambda-containers.js';
 import type { FunctionName } from '../integration/serverless/stack.js';
 import {
   CLUSTER_FAULT_KINDS,
@@ -16,11 +21,6 @@ import type {
   ApiFaultAction,
   ApiFaultDecider,
 } from './faults/api-fault-proxy.js';
-import type {
-  ContainerFaults,
-  DeliveryFault,
-  KillPoint,
-} from './faults/lambda-containers.js';
 import type { SeededRandom } from './seeded-random.js';
 
 /** DynamoDB operations that write (a lost answer after their commit). */

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { sleep } from '#lib/bridge/resource-watch.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
+import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
 import { ActiveFaults } from './active-faults.js';
 import { describePlan } from './fault-plan.js';
-import { CampaignContainers } from './faults/lambda-containers.js';
 import { onCluster, type RunCluster, setUpRunCluster } from './run-cluster.js';
 import {
   convergedEverywhere,
@@ -115,7 +115,7 @@ const runPlanned = async (
     );
     dynamodb.interfere = faults.dynamodb;
     sqs.interfere = faults.sqs;
-    let containers: CampaignContainers | undefined;
+    let containers: LambdaContainers | undefined;
     let faultsBegan = started;
     const stack = await ServerlessStack.start({
       kubeconfigPath: first.kubeconfigPath,
@@ -132,7 +132,7 @@ const runPlanned = async (
         ? { reconcileConcurrency: 2 * clusters.length }
         : {}),
       host: (newWiring) => {
-        containers = new CampaignContainers(
+        containers = new LambdaContainers(
           (clock) => planted(newWiring(clock), o.plant),
           faults
         );

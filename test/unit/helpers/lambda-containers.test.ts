@@ -1,5 +1,5 @@
 /**
- * The campaign's Lambda containers: a container dies between two of its
+ * The emulated Lambda containers: a container dies between two of its
  * I/O calls and none of its later requests leaves the process; the next
  * invocation gets a fresh container; a lost delete brings the batch back.
  */
@@ -8,12 +8,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsWiring } from '#lib/wiring/aws.js';
+import { InvocationKilledError } from '../../helpers/esm-poller.js';
 import {
-  CampaignContainers,
   type ContainerFaults,
   type KillPoint,
-} from '../../campaign/faults/lambda-containers.js';
-import { InvocationKilledError } from '../../helpers/esm-poller.js';
+  LambdaContainers,
+} from '../../helpers/lambda-containers.js';
 import { lambdaContext } from '../../helpers/lambda-context.js';
 
 const received: string[] = [];
@@ -65,11 +65,11 @@ const threeCalls = () => async (event: { tag: string }) => {
   return 'done';
 };
 
-describe('CampaignContainers', () => {
+describe('LambdaContainers', () => {
   it('kills an invocation before its second request is sent; nothing of it leaves afterwards', async () => {
     // Prepare
     const { faults, applied } = faultsOf({ atRequest: 2, when: 'before-send' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host('reconcile', threeCalls);
 
     // Act
@@ -87,7 +87,7 @@ describe('CampaignContainers', () => {
 
   it('kills after the answer of a request: the request landed, the invocation is dead', async () => {
     const { faults } = faultsOf({ atRequest: 2, when: 'after-answer' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host('requeue', threeCalls);
 
     const outcome = await handler({ tag: 'b' }, lambdaContext()).catch(
@@ -104,7 +104,7 @@ describe('CampaignContainers', () => {
 
   it('gives the next invocation a fresh container after a kill, and reuses a warm one otherwise', async () => {
     const { faults } = faultsOf({ atRequest: 1, when: 'before-send' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host('reconcile', threeCalls);
 
     await handler({ tag: 'c' }, lambdaContext()).catch(() => undefined);
@@ -117,7 +117,7 @@ describe('CampaignContainers', () => {
 
   it('counts no kill when the kill point lies beyond the invocation, and disarms it when the invocation ends', async () => {
     const { faults, applied } = faultsOf({ atRequest: 5, when: 'before-send' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host('reconcile', threeCalls);
 
     await handler({ tag: 'g' }, lambdaContext());
@@ -131,7 +131,7 @@ describe('CampaignContainers', () => {
 
   it('kills an invocation that outlives its timeout, as Lambda ends the sandbox', async () => {
     const { faults } = faultsOf();
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const slow = () => async () => {
       await new Promise((r) => setTimeout(r, 300));
       await get(`${base}/late`);
@@ -150,7 +150,7 @@ describe('CampaignContainers', () => {
 
   it('reports every message failed when the delete is lost (redelivery)', async () => {
     const { faults, applied } = faultsOf(undefined, { kind: 'sqs-redelivery' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host(
       'reconcile',
       () => async () => undefined
@@ -169,7 +169,7 @@ describe('CampaignContainers', () => {
 
   it('delivers a duplicated batch twice, the second after the first ended (a FIFO group is never in flight twice)', async () => {
     const { faults } = faultsOf(undefined, { kind: 'sqs-duplicate' });
-    const containers = new CampaignContainers(wiring, faults);
+    const containers = new LambdaContainers(wiring, faults);
     const handler = containers.host.host('reconcile', threeCalls);
 
     await handler({ tag: 'f' }, lambdaContext());
@@ -184,5 +184,65 @@ describe('CampaignContainers', () => {
     ]);
     // The second delivery lands on a cold container.
     expect(containers.counts.started).toBe(2);
+  });
+
+  it('counts the bytes the containers of each function read from a destination, dead ones included', async () => {
+    // Prepare: the first invocation dies after its second answer.
+    const { faults } = faultsOf({ atRequest: 2, when: 'after-answer' });
+    const containers = new LambdaContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+    const other = containers.host.host('requeue', threeCalls);
+    const destination = new URL(base).host;
+
+    // Act
+    await handler({ tag: 'k' }, lambdaContext()).catch(() => undefined);
+    const afterKill = containers.trafficOf('reconcile', destination).bytesRead;
+    await handler({ tag: 'l' }, lambdaContext());
+    await other({ tag: 'm' }, lambdaContext());
+
+    // Assess: each answer is its headers and "ok"; two answers, then three.
+    expect(afterKill).toBeGreaterThan(2 * 'ok'.length);
+    const reconcile = containers.trafficOf('reconcile', destination);
+    expect(reconcile.requests).toBe(5);
+    expect(reconcile.bytesRead).toBeCloseTo((afterKill / 2) * 5, -1);
+    expect(
+      containers.trafficOf('requeue', destination).bytesRead
+    ).toBeGreaterThan(0);
+    expect(containers.trafficOf('reconcile', '127.0.0.1:1')).toEqual({
+      requests: 0,
+      bytesRead: 0,
+    });
+  });
+
+  it('records the time of each invocation and how it ended', async () => {
+    const { faults } = faultsOf({ atRequest: 1, when: 'before-send' });
+    const containers = new LambdaContainers(wiring, faults);
+    const handler = containers.host.host('reconcile', threeCalls);
+    const failing = containers.host.host('requeue', () => async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      throw new Error('sync failed');
+    });
+
+    await handler({ tag: 'n' }, lambdaContext()).catch(() => undefined);
+    await handler({ tag: 'o' }, lambdaContext());
+    await failing({}, lambdaContext()).catch(() => undefined);
+
+    expect(containers.invocations.map((i) => [i.fn, i.outcome])).toEqual([
+      ['reconcile', 'killed'],
+      ['reconcile', 'returned'],
+      ['requeue', 'threw'],
+    ]);
+    expect(containers.invocations[2]?.ms).toBeGreaterThanOrEqual(45);
+  });
+
+  it('hosts without faults: only the timeout ends a container', async () => {
+    const containers = new LambdaContainers(wiring);
+    const handler = containers.host.host('reconcile', threeCalls);
+
+    await handler({ tag: 'p' }, lambdaContext());
+    await handler({ tag: 'q' }, lambdaContext());
+
+    expect(containers.counts).toEqual({ started: 1, killed: 0, timedOut: 0 });
+    expect(received.filter((u) => u.startsWith('/q/'))).toHaveLength(3);
   });
 });

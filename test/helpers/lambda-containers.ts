@@ -1,39 +1,34 @@
 /**
- * Lambda containers for the fault campaign: every invocation runs in a
- * container of its own (a wiring built as a cold start builds it, kept warm
- * for later invocations of the same function), and a container can die at
- * any point between two of its I/O calls — as a crashed or timed-out
- * sandbox does — and with it every request, watch and retry it had open.
- *
- * How a kill is made real without a process per container: each container
- * runs inside an AsyncLocalStorage scope, and Node publishes every outgoing
- * HTTP request (AWS SDK and Kubernetes alike) on the
- * `http.client.request.created` diagnostics channel in the async context of
- * the code that made it. A dead container's requests are destroyed there
- * before a byte is sent, and its open ones are destroyed at the kill; the
- * invocation's promise is abandoned, so its batch stays on the queue until
- * the visibility timeout, exactly as with a dead sandbox.
+ * Emulated Lambda containers: every invocation runs in a container of its
+ * own (a wiring built as a cold start builds it, kept warm for later
+ * invocations of the same function, more of them when invocations
+ * overlap). A container dies at its function's timeout, as Lambda ends a
+ * timed-out sandbox — with every request, watch and retry it had open (see
+ * container-scope.ts) — and, in the fault campaign, at a chosen point
+ * between two of its I/O calls. A dead invocation's promise is abandoned
+ * and its batch stays on the queue until the visibility timeout, exactly
+ * as with a dead sandbox. The benchmarks use it without faults, for the
+ * timeout and for what each function's containers read and were billed.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { subscribe } from 'node:diagnostics_channel';
-import type { ClientRequest } from 'node:http';
 import type { SQSEvent } from 'aws-lambda';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { Clock } from '#lib/ports/index.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
-import { InvocationKilledError } from '../../helpers/esm-poller.js';
-import { lambdaContext } from '../../helpers/lambda-context.js';
 import type {
   FunctionHost,
   FunctionName,
   Handler,
-} from '../../integration/serverless/stack.js';
+} from '../integration/serverless/stack.js';
+import {
+  ContainerScope,
+  type KillPoint,
+  runInScope,
+  type Traffic,
+} from './container-scope.js';
+import { InvocationKilledError } from './esm-poller.js';
+import { lambdaContext } from './lambda-context.js';
 
-/** Where an invocation dies: at its n-th request, before sending it or after its answer. */
-export interface KillPoint {
-  atRequest: number;
-  when: 'before-send' | 'after-answer';
-}
+export type { KillPoint } from './container-scope.js';
 
 /** How a batch is delivered. */
 export type DeliveryFault =
@@ -52,74 +47,21 @@ export interface ContainerFaults {
   applied(kind: string): void;
 }
 
-/** One container's scope: its open requests and how it dies. */
-class ContainerScope {
-  dead = false;
-  requests = 0;
-  /** Called when the armed kill point fires. */
-  readonly #fired: () => void;
-  readonly #open = new Set<ClientRequest>();
-  #killPoint: KillPoint | undefined;
-  #onDeath: (() => void)[] = [];
-
-  constructor(fired: () => void) {
-    this.#fired = fired;
-  }
-
-  /** Arms the scope to die at the invocation's n-th request from now. */
-  arm(point: KillPoint | undefined): void {
-    this.#killPoint = point && {
-      ...point,
-      atRequest: this.requests + point.atRequest,
-    };
-  }
-
-  onDeath(f: () => void): void {
-    this.#onDeath.push(f);
-  }
-
-  /** Sees one request of this container start. */
-  started(request: ClientRequest): void {
-    if (this.dead) {
-      request.destroy(new Error('the container is dead'));
-      return;
-    }
-    this.requests++;
-    this.#open.add(request);
-    request.once('close', () => this.#open.delete(request));
-    const point = this.#killPoint;
-    if (point?.atRequest !== this.requests) return;
-    const die = () => {
-      if (this.dead) return;
-      this.#fired();
-      this.kill();
-    };
-    if (point.when === 'before-send') die();
-    else request.once('response', die);
-  }
-
-  kill(): void {
-    if (this.dead) return;
-    this.dead = true;
-    for (const request of this.#open) {
-      request.destroy(new Error('the container died'));
-    }
-    for (const f of this.#onDeath) f();
-  }
-}
-
-const scopes = new AsyncLocalStorage<ContainerScope>();
-let subscribed = false;
-
-/** Subscribes once to the HTTP client channel (process-wide). */
-const watchRequests = (): void => {
-  if (subscribed) return;
-  subscribed = true;
-  subscribe('http.client.request.created', (message) => {
-    const { request } = message as { request: ClientRequest };
-    scopes.getStore()?.started(request);
-  });
+/** Containers that only die at their timeout. */
+export const NO_FAULTS: ContainerFaults = {
+  killPoint: () => undefined,
+  delivery: () => undefined,
+  deliveryDelayMs: () => 0,
+  skewMs: () => 0,
+  applied: () => undefined,
 };
+
+/** One finished invocation: the handler's own time, what Lambda bills. */
+export interface InvocationRecord {
+  fn: FunctionName;
+  ms: number;
+  outcome: 'returned' | 'threw' | 'killed';
+}
 
 /** A container: its wiring, its handler and its scope. */
 interface Container<E, R> {
@@ -133,18 +75,23 @@ const skewedClock = (skewMs: number): Clock =>
   skewMs === 0 ? systemClock : { now: () => systemClock.now() + skewMs };
 
 /** Hosts each function's invocations in containers that can die. */
-export class CampaignContainers {
+export class LambdaContainers {
   /** Containers started, killed by a fault, and ended at their timeout. */
   readonly counts = { started: 0, killed: 0, timedOut: 0 };
+  /** Every finished invocation, in order of completion. */
+  readonly invocations: InvocationRecord[] = [];
   readonly #newWiring: (clock?: Clock) => AwsWiring;
   readonly #faults: ContainerFaults;
-  readonly #all: { scope: ContainerScope; wiring: AwsWiring }[] = [];
+  readonly #all: {
+    fn: FunctionName;
+    scope: ContainerScope;
+    wiring: AwsWiring;
+  }[] = [];
 
   constructor(
     newWiring: (clock?: Clock) => AwsWiring,
-    faults: ContainerFaults
+    faults: ContainerFaults = NO_FAULTS
   ) {
-    watchRequests();
     this.#newWiring = newWiring;
     this.#faults = faults;
   }
@@ -164,6 +111,21 @@ export class CampaignContainers {
     };
   }
 
+  /**
+   * The requests that `fn`'s containers, dead ones included, sent to
+   * `destination` (`host:port`), and the bytes they read from it.
+   */
+  trafficOf(fn: FunctionName, destination: string): Traffic {
+    const sum: Traffic = { requests: 0, bytesRead: 0 };
+    for (const c of this.#all) {
+      if (c.fn !== fn) continue;
+      const t = c.scope.trafficTo(destination);
+      sum.requests += t.requests;
+      sum.bytesRead += t.bytesRead;
+    }
+    return sum;
+  }
+
   #hostFunction<E, R>(
     name: FunctionName,
     makeHandler: (wiring: AwsWiring) => Handler<E, R>
@@ -178,7 +140,7 @@ export class CampaignContainers {
       if (skew !== 0) this.#faults.applied('clock-skew');
       const wiring = this.#newWiring(skewedClock(skew));
       this.counts.started++;
-      this.#all.push({ scope, wiring });
+      this.#all.push({ fn: name, scope, wiring });
       scope.onDeath(() => {
         // The dead container's watches and caches go with it.
         void wiring.sessions.close().catch(() => undefined);
@@ -199,6 +161,7 @@ export class CampaignContainers {
       kill: KillPoint | undefined
     ): Promise<R> => {
       const { scope } = container;
+      const started = performance.now();
       scope.arm(kill);
       const died = new Promise<never>((_, reject) =>
         scope.onDeath(() => reject(new InvocationKilledError()))
@@ -209,16 +172,33 @@ export class CampaignContainers {
         if (!scope.dead) this.counts.timedOut++;
         scope.kill();
       }, context.getRemainingTimeInMillis());
-      const running = scopes.run(scope, () =>
+      const running = runInScope(scope, () =>
         Promise.resolve().then(() => container.handler(event, context))
       );
       running.catch(() => undefined);
-      return Promise.race([running, died]).finally(() => {
-        clearTimeout(timeout);
-        // A kill point that did not fire dies with the invocation.
-        scope.arm(undefined);
-        if (!scope.dead) idle.push(container);
-      });
+      const record = (outcome: InvocationRecord['outcome']) =>
+        this.invocations.push({
+          fn: name,
+          ms: performance.now() - started,
+          outcome,
+        });
+      return Promise.race([running, died])
+        .then(
+          (result) => {
+            record('returned');
+            return result;
+          },
+          (e: unknown) => {
+            record(scope.dead ? 'killed' : 'threw');
+            throw e;
+          }
+        )
+        .finally(() => {
+          clearTimeout(timeout);
+          // A kill point that did not fire dies with the invocation.
+          scope.arm(undefined);
+          if (!scope.dead) idle.push(container);
+        });
     };
     return async (event, context) => {
       const timeoutMs = context.getRemainingTimeInMillis();
