@@ -196,6 +196,8 @@ export const countsTable = (serverless: readonly ServerlessRun[]): string =>
       'KiB read (reconcile)',
       'KiB of its pods (JSON)',
       'DynamoDB ops',
+      'containers started (at timeout)',
+      'stack peak RSS MiB',
     ],
     windowsOf(serverless).map(({ phase, nodes, w }) => [
       phase,
@@ -215,6 +217,12 @@ export const countsTable = (serverless: readonly ServerlessRun[]): string =>
       kib(w.kubeBytesRead),
       w.podBytes === undefined ? '-' : kib(w.podBytes),
       w.aws.dynamoTotal,
+      w.containers === undefined
+        ? '-'
+        : `${w.containers.started} (${w.containers.timedOut})`,
+      w.peakRssBytes === undefined
+        ? '-'
+        : (w.peakRssBytes / 1024 / 1024).toFixed(0),
     ])
   );
 

@@ -256,6 +256,23 @@ describe('countsTable', () => {
       ['10.0', '-'],
     ]);
   });
+
+  it('sets the containers a window started (those ended at their timeout) and the peak RSS of the stack, a dash where unmeasured', () => {
+    const run = newServerlessRun({
+      containers: { started: 3, timedOut: 1 },
+      peakRssBytes: 300 * 1024 * 1024,
+    });
+
+    const table = countsTable([run]);
+
+    const header = table.split('\n')[0]?.split(' | ') ?? [];
+    const started = header.findIndex((h) => h.includes('containers started'));
+    const rss = header.findIndex((h) => h.includes('peak RSS'));
+    expect(cells(table).map((r) => [r[started], r[rss]])).toEqual([
+      ['3 (1)', '300'],
+      ['-', '-'],
+    ]);
+  });
 });
 
 describe('dollarsTable', () => {
