@@ -88,10 +88,12 @@ export interface WorkQueueLedger {
   /** Counts one failed sync; returns the count including it. */
   recordFailure(key: string): Promise<number>;
   /**
-   * Notes that an attempt of the key died (its message came back): until a
-   * sync succeeds, the key's syncs read the latest state. The dead
-   * attempt's writes are covered by no expectations, and a redelivered
-   * message that is requeued without a sync no longer shows the death.
+   * Notes that an attempt of the key died (its message came back), or that
+   * a write's fate is unknown: until a sync succeeds, the key's syncs drop
+   * its expectations and read the latest state. The dead attempt's writes
+   * are covered by no expectations, and neither a redelivered message that
+   * is requeued without a sync nor a first delivery after the dead
+   * attempt's message was dead-lettered shows the death.
    */
   requireLatest(key: string): Promise<void>;
   /** Forgets the key's failures (client-go `Forget`) and `requireLatest`. */

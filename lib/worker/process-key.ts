@@ -36,8 +36,17 @@ export type ProcessOutcome =
 export interface ProcessKeyDeps {
   ledger: WorkQueueLedger;
   queue: WorkQueue;
-  /** Syncs the key, reading cached collections no older than `seen`. */
-  sync: (key: string, seen: SeenVersions) => Promise<SyncResult>;
+  /**
+   * Syncs the key, reading cached collections no older than `seen`;
+   * `readLatest` when an attempt of the key may have died, or a write's
+   * fate is unknown, since its last successful sync (`seen` then asks for
+   * the latest state).
+   */
+  sync: (
+    key: string,
+    seen: SeenVersions,
+    readLatest: boolean
+  ) => Promise<SyncResult>;
   logger: Logger;
 }
 
@@ -60,7 +69,8 @@ export const processKey = async (
   try {
     result = await deps.sync(
       key,
-      readLatest ? { ...seen, ...LATEST_STATE } : seen
+      readLatest ? { ...seen, ...LATEST_STATE } : seen,
+      readLatest
     );
   } catch (e) {
     // Left to redelivery, whose attempt drops the key's expectations.

@@ -9,8 +9,11 @@
  * A redelivered message (receive count > 1) means the attempt before died:
  * the visibility timeout outlasts the function timeout, so its writes have
  * landed or never will. Its expectations would wait 5 minutes for creates
- * that never happen, so they are dropped; the sync's quorum reads see what
- * it did (upstream: a restarted controller starts with no expectations).
+ * that never happen, so the ledger notes that the key's syncs read the
+ * latest state until one succeeds, each dropping the key's expectations
+ * first: its quorum reads see what the dead attempt did (upstream: a
+ * restarted controller starts with no expectations). The note outlives the
+ * message, which may have been dead-lettered after that last receive.
  */
 import { randomUUID } from 'node:crypto';
 import { PoisonMessageError, TerminalError, toError } from '../errors.js';
@@ -157,7 +160,7 @@ export class Reconciler {
     const session = await this.#resolve(key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync (seed 4212).
-    await this.#forgetIfRedelivered(key, records, session, logger);
+    await this.#noteRedelivery(key, records, logger);
     const cluster = session.record.id;
     if (await this.#skipIfFenced(key, logger)) return;
     const admitted = await this.#breaker.admit(
@@ -212,15 +215,14 @@ export class Reconciler {
   }
 
   /**
-   * Drops the expectations of an attempt that died (see the header).
-   * Nothing then covers its writes: the ledger first notes that the key's
-   * syncs read the latest state until one succeeds (this attempt may requeue
-   * the key without a sync, or its sync may fail); beginSync hands that on.
+   * Notes that an attempt of the key died (see the header): its
+   * expectations are dropped by the key's next sync, whichever message
+   * carries it (this attempt may requeue the key without a sync, its sync
+   * may fail, or it may die too).
    */
-  async #forgetIfRedelivered(
+  async #noteRedelivery(
     key: string,
     records: readonly QueuedKey[],
-    session: ClusterSession,
     logger: Logger
   ): Promise<void> {
     if (!records.some((r) => r.receiveCount > 1)) return;
@@ -228,7 +230,6 @@ export class Reconciler {
       'redelivered: the previous attempt died; dropping its expectations'
     );
     await this.#o.ledger.requireLatest(key);
-    await session.deps.expectations.deleteExpectations(key);
   }
 
   /** Runs one processKey over the session's ports, counting pod writes. */
@@ -245,8 +246,11 @@ export class Reconciler {
       ledger: this.#o.ledger,
       queue: this.#o.queue,
       logger,
-      sync: (k, seen) =>
-        syncDaemonSet(k, {
+      sync: async (k, seen, readLatest) => {
+        // A dead attempt's expectations wait for writes that never come
+        // (seeds 4212, 120400); this sync's quorum reads see its writes.
+        if (readLatest) await guarded.expectations.deleteExpectations(k);
+        return syncDaemonSet(k, {
           ...guarded,
           // `seen` asks for the latest state when the key's expectations
           // were dropped (processKey merges the ledger's readLatest in).
@@ -266,7 +270,8 @@ export class Reconciler {
           }),
           noteOwnPods: notingOwnPods(this.#o.queue, k),
           readLatestNext: () => this.#o.ledger.requireLatest(k),
-        }),
+        });
+      },
     }).finally(() => session.deps.events.flush?.());
     const { creates, deletes } = podControl;
     return { result, creates, deletes, started };

@@ -414,6 +414,18 @@ describe('Reconciler', () => {
     expect(asked).toEqual(['latest']);
   });
 
+  it('converges-after-faults: drops the expectations an attempt left when it died on its message’s last receive, and the key’s next sync is a first delivery (campaign seed 120400, warm-up run)', async () => {
+    // Prepare: the last receive of a message noted the death before it, then
+    // set expectations for 3 creates and died; the message was dead-lettered.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    await options.ledger.requireLatest(keyOf(ds));
+    await h.expectations.setExpectations(keyOf(ds), 3, 0);
+    // Act: the key's other message, a first delivery.
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
   it('reads the latest state on the retry of a redelivered key’s failed sync, and from its cache again after a sync succeeds', async () => {
     // Prepare: the redelivered attempt's sync fails at its first read.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
