@@ -129,6 +129,8 @@ export const serveStack = (): Promise<never> =>
       await containers.closeAll();
       return undefined;
     };
+    // A bench that died leaves no stack behind.
+    process.on('disconnect', () => process.exit(1));
     process.on('message', (r: Request) => {
       void handle(r).then(
         (value) => {

@@ -13,8 +13,10 @@ import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import {
   type Component,
   freePort,
+  isRunning,
   startProcess,
   stopProcess,
+  tailLog,
   waitFor,
 } from '../../lib/local-cluster/processes.js';
 
@@ -42,54 +44,105 @@ export interface AwsEmulators {
   stop(): Promise<void>;
 }
 
+/** Tries per server: a port free a moment ago may be taken before it binds. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Whether `endpoint` answers as DynamoDB does: an unsigned call is refused
+ * with DynamoDB's own error type. Any HTTP answer is not enough: when several
+ * test beds start at once, another bed's server may hold the port this
+ * DynamoDB Local was given (and it then exits), as a fault campaign's
+ * fauxqs once did ("Unknown action: DynamoDB_20120810.CreateTable").
+ */
+const answersAsDynamoDb = async (endpoint: string): Promise<boolean> => {
+  try {
+    const answer = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
+        'Content-Type': 'application/x-amz-json-1.0',
+      },
+      body: '{}',
+    });
+    return (await answer.text()).includes('com.amazonaws.dynamodb');
+  } catch {
+    return false;
+  }
+};
+
+/** Starts DynamoDB Local on a free port; waits until it answers. */
+const startDynamoDbLocal = async (
+  logDir: string
+): Promise<{ component: Component; endpoint: string }> => {
+  const dir = dynamoDbLocalDir();
+  const lib = path.join(dir, 'DynamoDBLocal_lib');
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const component = startProcess(
+      'dynamodb-local',
+      'java',
+      [
+        `-Djava.library.path=${lib}`,
+        '-cp',
+        `${path.join(dir, 'DynamoDBLocal.jar')}:${lib}/*`,
+        LAUNCHER,
+        '-inMemory',
+        '-disableTelemetry',
+        '-port',
+        String(port),
+      ],
+      logDir
+    );
+    const endpoint = `http://127.0.0.1:${port}`;
+    // Polled until it answers, or until it exits (its port was taken).
+    const up = await waitFor(
+      'DynamoDB Local',
+      async () => {
+        if (!isRunning(component)) return false;
+        return (await answersAsDynamoDb(endpoint)) ? true : undefined;
+      },
+      60_000,
+      250
+    ).catch(() => false);
+    if (up) return { component, endpoint };
+    const log = tailLog(component, 5);
+    await stopProcess(component);
+    if (attempt >= PORT_ATTEMPTS) {
+      throw new Error(`DynamoDB Local did not come up on ${endpoint}:\n${log}`);
+    }
+  }
+};
+
+/** Starts fauxqs in this process on a free port. */
+const startFauxqs = async () => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const app = buildApp({ logger: false, host: `127.0.0.1:${port}` });
+    try {
+      await app.listen({ port, host: '127.0.0.1' });
+      return { app, endpoint: `http://127.0.0.1:${port}` };
+    } catch (e) {
+      await app.close();
+      if (attempt >= PORT_ATTEMPTS) throw e;
+    }
+  }
+};
+
 /** Starts DynamoDB Local and fauxqs; waits until both answer. */
 export const startAwsEmulators = async (
   logDir: string
 ): Promise<AwsEmulators> => {
-  const dir = dynamoDbLocalDir();
-  const lib = path.join(dir, 'DynamoDBLocal_lib');
-  const ddbPort = await freePort();
-  const dynamodb: Component = startProcess(
-    'dynamodb-local',
-    'java',
-    [
-      `-Djava.library.path=${lib}`,
-      '-cp',
-      `${path.join(dir, 'DynamoDBLocal.jar')}:${lib}/*`,
-      LAUNCHER,
-      '-inMemory',
-      '-disableTelemetry',
-      '-port',
-      String(ddbPort),
-    ],
-    logDir
-  );
-  const sqsPort = await freePort();
-  const sqs = buildApp({ logger: false, host: `127.0.0.1:${sqsPort}` });
-  await sqs.listen({ port: sqsPort, host: '127.0.0.1' });
-  const dynamodbEndpoint = `http://127.0.0.1:${ddbPort}`;
-  try {
-    await waitFor(
-      'DynamoDB Local',
-      async () => {
-        // Any HTTP answer means it is up (an unsigned GET gets a 400).
-        await fetch(dynamodbEndpoint);
-        return true;
-      },
-      60_000,
-      250
-    );
-  } catch (e) {
-    await stopProcess(dynamodb);
-    await sqs.close();
+  const sqs = await startFauxqs();
+  const dynamodb = await startDynamoDbLocal(logDir).catch(async (e) => {
+    await sqs.app.close();
     throw e;
-  }
+  });
   return {
-    dynamodbEndpoint,
-    sqsEndpoint: `http://127.0.0.1:${sqsPort}`,
+    dynamodbEndpoint: dynamodb.endpoint,
+    sqsEndpoint: sqs.endpoint,
     stop: async () => {
-      await sqs.close();
-      await stopProcess(dynamodb);
+      await sqs.app.close();
+      await stopProcess(dynamodb.component);
     },
   };
 };
