@@ -45,6 +45,13 @@ export interface ClusterHealthStore {
    * (recordFailure) or a success (reset) ends the probe.
    */
   claimProbe(cluster: string, untilMs: number): Promise<boolean>;
+  /**
+   * Ends the probe claimed until `untilMs` without a verdict (its sync
+   * failed, but not for the cluster): the breaker stays half-open with its
+   * count, and the next sync to look claims the probe at once. A newer
+   * claim is left alone.
+   */
+  releaseProbe(cluster: string, untilMs: number): Promise<void>;
 }
 
 /**

@@ -45,6 +45,12 @@ export interface ClusterBreakerOptions {
   probeTimeoutMs?: number;
 }
 
+/** A sync let through: the cluster's health, and the probe's claim if it is the probe. */
+export interface Admission {
+  health: ClusterHealth | undefined;
+  probeUntilMs?: number;
+}
+
 /** Admits syncs of a cluster, and settles the breaker after each. */
 export class ClusterBreaker {
   readonly #o: ClusterBreakerOptions;
@@ -55,14 +61,15 @@ export class ClusterBreaker {
 
   /**
    * Returns the cluster's health when the key may sync now (undefined:
-   * healthy); else requeues the key without a call and returns false.
+   * healthy; else the sync is the probe, claimed until its deadline);
+   * else requeues the key without a call and returns false.
    */
   async admit(
     key: string,
     session: ClusterSession,
     deadlineMs: number,
     logger: Logger
-  ): Promise<{ health: ClusterHealth | undefined } | false> {
+  ): Promise<Admission | false> {
     const { clock, health: store } = this.#o;
     const cluster = session.record.id;
     const health = await store.get(cluster);
@@ -87,7 +94,7 @@ export class ClusterBreaker {
         session.connection.probe.version(),
         this.#o.probeTimeoutMs ?? PROBE_TIMEOUT_MS
       );
-      return { health };
+      return { health, probeUntilMs: deadlineMs };
     } catch (e) {
       const failure =
         clusterLevelError(e) ??
@@ -101,10 +108,15 @@ export class ClusterBreaker {
     }
   }
 
-  /** Opens the breaker on a cluster-level failure, or closes it. */
+  /**
+   * Opens the breaker on a cluster-level failure; after the probe, closes
+   * it on a success, or frees the claim when the sync failed for another
+   * reason — else the cluster's other keys would wait out the probe's
+   * deadline (up to 45 s deployed; campaign seed 120808).
+   */
   async settle(
     cluster: string,
-    before: ClusterHealth | undefined,
+    { health: before, probeUntilMs }: Admission,
     result: ProcessOutcome,
     logger: Logger
   ): Promise<void> {
@@ -112,14 +124,17 @@ export class ClusterBreaker {
       result.outcome === 'retrying'
         ? clusterLevelError(result.error)
         : undefined;
-    if (failure === undefined) {
-      if (result.outcome === 'synced' && before !== undefined) {
-        await this.#o.health.reset(cluster);
-        logger.info('cluster healthy again', { cluster });
-      }
+    if (failure !== undefined) {
+      await this.#open(cluster, before, failure, logger);
       return;
     }
-    await this.#open(cluster, before, failure, logger);
+    if (probeUntilMs === undefined) return;
+    if (result.outcome === 'synced') {
+      await this.#o.health.reset(cluster);
+      logger.info('cluster healthy again', { cluster });
+      return;
+    }
+    await this.#o.health.releaseProbe(cluster, probeUntilMs);
   }
 
   /**

@@ -182,7 +182,7 @@ export class Reconciler {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
     }
     const { result, creates, deletes, started } = synced;
-    await this.#breaker.settle(cluster, admitted.health, result, logger);
+    await this.#breaker.settle(cluster, admitted, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
     await this.#fights.inspect(key, read, session.deps.events, logger);
     const run = { cluster, records, started, result };

@@ -125,6 +125,25 @@ describe('DynamoClusterHealthStore', () => {
     });
   });
 
+  it('frees the probe it claimed without a verdict, keeping the count, and leaves a newer claim alone', async () => {
+    // Prepare: a half-open cluster, probed until +45 s.
+    await store.recordFailure('release', 'timed out', () => 1_000, 0);
+    clock.step(1_000);
+    const until = clock.now() + 45_000;
+    await store.claimProbe('release', until);
+    // Act
+    await store.releaseProbe('release', until - 1);
+    const stale = await store.get('release');
+    await store.releaseProbe('release', until);
+    const released = await store.get('release');
+    const next = await store.claimProbe('release', clock.now() + 45_000);
+    // Assess
+    expect(stale?.probeUntilMs).toBe(until);
+    expect(released).toMatchObject({ failures: 1 });
+    expect(released?.probeUntilMs).toBeUndefined();
+    expect(next).toBe(true);
+  });
+
   it('closes the breaker on reset', async () => {
     // Prepare
     await store.recordFailure('c3', 'Unauthorized', clusterRetryAfterMs, 0);

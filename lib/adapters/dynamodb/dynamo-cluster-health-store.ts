@@ -134,6 +134,22 @@ export class DynamoClusterHealthStore
     return outcome.ok;
   }
 
+  async releaseProbe(cluster: string, untilMs: number): Promise<void> {
+    await conditionalWrite(`release probe ${cluster}`, () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.#key(cluster),
+          ...buildExpression({
+            update: 'REMOVE #probeUntilMs',
+            condition: '#probeUntilMs = :until',
+            values: { ':until': num(untilMs) },
+          }),
+        })
+      )
+    );
+  }
+
   async reset(cluster: string): Promise<void> {
     await callDynamo(`reset health ${cluster}`, () =>
       this.client.send(

@@ -47,6 +47,13 @@ export class MemoryClusterHealthStore implements ClusterHealthStore {
     return true;
   }
 
+  async releaseProbe(cluster: string, untilMs: number): Promise<void> {
+    const health = this.#byCluster.get(cluster);
+    if (health?.probeUntilMs !== untilMs) return;
+    const { probeUntilMs: _, ...released } = health;
+    this.#byCluster.set(cluster, released);
+  }
+
   async reset(cluster: string): Promise<void> {
     this.#byCluster.delete(cluster);
   }

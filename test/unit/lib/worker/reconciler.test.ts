@@ -741,6 +741,30 @@ describe('Reconciler', () => {
     expect(await health.get(CLUSTER)).toBeUndefined();
   });
 
+  it('no-pod-on-ineligible-node: frees a half-open probe’s claim when its sync fails for a reason that is not the cluster’s, so the cluster’s next key probes at once (campaign seed 120808)', async () => {
+    // Prepare: the backoff ran out; a webhook refuses the probe's creates.
+    const { a, b } = twoDaemonSets(h);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
+    h.clock.step(1_001);
+    h.cluster.createError = new KubeApiError(
+      'create pod default/a-: 500 InternalError failed calling webhook "policy.example.com"',
+      { reason: ApiErrorReason.ServerError, statusCode: 500, write: true }
+    );
+    const deadlineMs = h.clock.now() + 45_000;
+    await reconciler.forBatch([record(keyOf(a))], deadlineMs)(record(keyOf(a)));
+    h.cluster.createError = undefined;
+    // Act: b comes long before a's deadline.
+    await reconciler.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
+    // Assess: b probed and synced; its success closed the breaker.
+    expect(h.logger.lines.map((l) => l.message)).not.toContain(
+      'cluster backed off; key requeued without a call'
+    );
+    expect(
+      h.cluster.created.filter((p) => p.metadata?.namespace === 'b')
+    ).toHaveLength(3);
+    expect(await health.get(CLUSTER)).toBeUndefined();
+  });
+
   it('sends a half-open cluster that does not answer its probe in time back to backoff, without a sync', async () => {
     // Prepare: the backoff ran out; the API server now accepts and hangs.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
