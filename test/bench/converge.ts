@@ -9,7 +9,6 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { sleep } from '#lib/bridge/resource-watch.js';
-import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import {
   type Component,
   isRunning,
@@ -27,7 +26,7 @@ import {
   createNamespace,
 } from '../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../testbed/upstream-controller.js';
-import { type AwsCallSummary, summariseAwsCalls } from './aws-call-summary.js';
+import type { AwsCallSummary } from './aws-call-summary.js';
 import {
   type BenchTestbed,
   cleanUpRun,
@@ -43,19 +42,16 @@ import {
   timeToRollOut,
 } from './rollout.js';
 import { keepStackLog } from './stack-log.js';
+import { type StackCounters, StackProcess } from './stack-process.js';
 import {
-  type StackCounters,
-  type StackLogLine,
-  StackProcess,
-} from './stack-process.js';
-import {
-  billedMs,
-  ESM_REQUESTS_PER_INVOCATION,
-  functionMemoryMb,
-  requestsTo,
-  requestUnitsOfAll,
-  type StackUsage,
-} from './usage-cost.js';
+  measureWindow,
+  QUIET_MS,
+  reconcileMemoryMb,
+  type StackProbe,
+  sayFailedSyncs,
+  sayReadsByKind,
+} from './stack-window.js';
+import type { StackUsage } from './usage-cost.js';
 
 /** How often convergence is checked (one DS GET and one pod list). */
 const POLL_MS = 250;
@@ -66,9 +62,6 @@ const CONVERGE_TIMEOUT_MS = 10 * 60_000;
  * clock measures reconciling, not start-up.
  */
 const SETTLE_MS = 3_000;
-/** The stack counts as done when nothing happened for this long. */
-const QUIET_MS = 5_000;
-const QUIET_TIMEOUT_MS = 120_000;
 
 /** What the serverless stack spent in one window (a create or a rollout). */
 export interface StackWindow {
@@ -97,6 +90,8 @@ export interface StackWindow {
   aws: AwsCallSummary;
   /** Absent in data written before costs were measured. */
   usage?: StackUsage;
+  /** `kubeRequests` and `kubeBytesRead` by kind of request; absent before session 17. */
+  kubeByKind?: StackCounters['kubeByKind'];
   /** The stack process's peak RSS; absent in data written before it ran apart. */
   peakRssBytes?: number;
   /** Containers started, and ended at their timeout; absent before they existed. */
@@ -141,33 +136,6 @@ export interface Proxies {
   sqs: CountingProxy;
 }
 
-/** What has to stand still for the stack to count as quiet. */
-const activity = (c: StackCounters) =>
-  JSON.stringify([
-    c.reconcileInvocations,
-    c.reconcileRecords,
-    c.requeueInvocations,
-  ]);
-
-/** Waits until both queues are empty and no invocation ran for QUIET_MS. */
-const waitQuiet = async (stack: StackProcess): Promise<boolean> => {
-  const started = Date.now();
-  let last = activity(await stack.counters());
-  let lastChange = Date.now();
-  while (Date.now() - started < QUIET_TIMEOUT_MS) {
-    await sleep(POLL_MS);
-    const now = activity(await stack.counters());
-    if (now !== last) {
-      last = now;
-      lastChange = Date.now();
-      continue;
-    }
-    if (Date.now() - lastChange < QUIET_MS) continue;
-    if (await stack.queuesEmpty()) return true;
-  }
-  return false;
-};
-
 /**
  * Creates the agent DaemonSet of `ns`; returns the ms until it converged,
  * and the available pods at each poll on the way.
@@ -206,114 +174,6 @@ const prepareRun = async (testbed: BenchTestbed, ns: string, n: number) => {
     labels: { bench: ns },
   });
   return { nodes, nodeCreationMs: Date.now() - t0 };
-};
-
-/** The reconcile function's memory as deployed, for its GB-seconds. */
-const reconcileMemoryMb = () =>
-  functionMemoryMb(
-    readFileSync(repositoryFile(import.meta.url, 'serverless.yml'), 'utf8'),
-    'reconcile'
-  );
-
-/** What a serverless window is measured with. */
-interface StackProbe {
-  testbed: BenchTestbed;
-  proxies: Proxies;
-  stack: StackProcess;
-  memoryMb: number;
-}
-
-/**
- * Runs `act` (a create or a rollout, timed by itself), waits until the
- * stack is quiet, and returns `act`'s timing with the controller's writes
- * and what the stack spent from the start of `act` until quiet.
- */
-const measureWindow = async (
-  p: StackProbe,
-  ns: string,
-  act: () => Promise<{ ms: number; series: [number, number][] }>
-): Promise<RolloutResult & StackWindow> => {
-  const { stack, proxies } = p;
-  const before = await stack.counters();
-  const marks = { dynamo: proxies.dynamodb.mark(), sqs: proxies.sqs.mark() };
-  const started = Date.now();
-  let quiet = false;
-  const timed = await countingWrites(p.testbed.admin, act, async () => {
-    quiet = await waitQuiet(stack);
-  });
-  const windowMs = Date.now() - started;
-  const podBytes = (await livePodsOf(p.testbed.admin, ns, 'agent')).reduce(
-    (sum, pod) => sum + Buffer.byteLength(JSON.stringify(pod)),
-    0
-  );
-  const after = await stack.counters();
-  const spent = (k: keyof StackCounters & CountedKey) => after[k] - before[k];
-  const sqs = proxies.sqs.since(marks.sqs);
-  const queues = {
-    workUrl: stack.queues.work,
-    delayUrl: stack.queues.delay,
-  };
-  const units = requestUnitsOfAll(proxies.dynamodb.since(marks.dynamo));
-  const reconcileInvocations = spent('reconcileInvocations');
-  const requeueInvocations = spent('requeueInvocations');
-  return {
-    ...timed,
-    windowMs,
-    quiet,
-    reconcileInvocations,
-    reconcileRecords: spent('reconcileRecords'),
-    requeueInvocations,
-    syncs: spent('syncs'),
-    syncErrors: spent('syncErrors'),
-    creates: spent('creates'),
-    deletes: spent('deletes'),
-    kubeRequests: spent('kubeRequests'),
-    kubeBytesRead: spent('kubeBytesRead'),
-    podBytes,
-    peakRssBytes: after.peakRssBytes,
-    containers: {
-      started: after.containers.started - before.containers.started,
-      timedOut: after.containers.timedOut - before.containers.timedOut,
-    },
-    aws: summariseAwsCalls(sqs, proxies.dynamodb.since(marks.dynamo), queues),
-    usage: {
-      reconcileInvocations,
-      reconcileBilledMs: billedMs(
-        after.reconcileMs.slice(before.reconcileMs.length)
-      ),
-      reconcileMemoryMb: p.memoryMb,
-      requeueInvocations,
-      dynamoReadUnits: units.read,
-      dynamoWriteUnits: units.write,
-      sqsFifoRequests:
-        requestsTo(sqs, queues.workUrl) +
-        ESM_REQUESTS_PER_INVOCATION * reconcileInvocations,
-      sqsStandardRequests:
-        requestsTo(sqs, queues.delayUrl) +
-        ESM_REQUESTS_PER_INVOCATION * requeueInvocations,
-    },
-  };
-};
-
-/** The counters a window subtracts. */
-type CountedKey =
-  | 'reconcileInvocations'
-  | 'reconcileRecords'
-  | 'requeueInvocations'
-  | 'syncs'
-  | 'syncErrors'
-  | 'creates'
-  | 'deletes'
-  | 'kubeRequests'
-  | 'kubeBytesRead';
-
-/** Logs why syncs failed since line `from` (each is retried with backoff). */
-const sayFailedSyncs = (lines: readonly StackLogLine[]) => {
-  for (const line of lines.filter(
-    (l) => l.message === 'sync failed; retrying with backoff'
-  )) {
-    say(`serverless: sync failed: ${JSON.stringify(line.fields)}`);
-  }
 };
 
 /**
@@ -374,12 +234,14 @@ export const runServerless = async (
     say(
       `serverless: ${n} nodes converged in ${convergeMs} ms, quiet=${create.quiet} after ${create.windowMs} ms`
     );
+    sayReadsByKind('create', create);
     const rollout = await measureWindow(probe, ns, () =>
       timeToRollOut(testbed.admin, ns, nodes)
     );
     say(
       `serverless: ${n} nodes rolled out in ${rollout.ms} ms, quiet=${rollout.quiet} after ${rollout.windowMs} ms`
     );
+    sayReadsByKind('rollout', rollout);
     const lines = await stack.lines();
     sayFailedSyncs(lines.slice(logFrom));
     keepStackLog(lines, ns);

@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Traffic } from '../helpers/container-scope.js';
 import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { queueCounts, sqsTestClient } from '../helpers/sqs-queues.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
@@ -45,6 +46,8 @@ export interface StackCounters {
   /** Requests of the reconcile containers to the API server, and bytes read. */
   kubeRequests: number;
   kubeBytesRead: number;
+  /** The same by kind of request (`GET pods watch`, `POST pods`, …). */
+  kubeByKind: Traffic['byKind'];
   /** Each finished reconcile invocation's handler time: what Lambda bills. */
   reconcileMs: number[];
   containers: { started: number; killed: number; timedOut: number };
@@ -96,6 +99,7 @@ export const serveStack = (): Promise<never> =>
         deletes: s.metrics.deletes,
         kubeRequests: kube.requests,
         kubeBytesRead: kube.bytesRead,
+        kubeByKind: kube.byKind,
         reconcileMs: c.invocations
           .filter((i) => i.fn === 'reconcile')
           .map((i) => i.ms),

@@ -23,7 +23,35 @@ export interface KillPoint {
 export interface Traffic {
   requests: number;
   bytesRead: number;
+  /** The same by kind of request: `VERB resource`, `watch` added for watches. */
+  byKind: Record<string, { requests: number; bytesRead: number }>;
 }
+
+/** Adds `requests` and `bytesRead` of `kind` to `total`. */
+export const addTraffic = (
+  total: Traffic,
+  kind: string,
+  requests: number,
+  bytesRead: number
+): void => {
+  total.byKind[kind] ??= { requests: 0, bytesRead: 0 };
+  const k = total.byKind[kind];
+  k.requests += requests;
+  k.bytesRead += bytesRead;
+  total.requests += requests;
+  total.bytesRead += bytesRead;
+};
+
+/** A Kubernetes API path's resource (`pods`, `daemonsets`, …), if it is one. */
+const API_RESOURCE =
+  /^\/apis?\/(?:[^/]+\/)?v[^/]+\/(?:namespaces\/[^/]+\/)?([^/?]+)/;
+
+/** Returns the kind a request counts under, e.g. `GET pods watch`. */
+export const requestKind = (method: string, path: string): string => {
+  const resource = API_RESOURCE.exec(path)?.[1];
+  const watch = /[?&]watch=(true|1)/.test(path) ? ' watch' : '';
+  return resource === undefined ? method : `${method} ${resource}${watch}`;
+};
 
 /** One container's scope: its open requests, its sockets and how it dies. */
 export class ContainerScope {
@@ -32,11 +60,15 @@ export class ContainerScope {
   /** Called when the armed kill point fires. */
   readonly #fired: () => void;
   readonly #open = new Set<ClientRequest>();
-  /** Requests made, and bytes read by finished ones, by `host:port`. */
-  readonly #traffic = new Map<string, Traffic>();
+  /** Requests made, and bytes read by finished ones, by `host:port` and kind. */
+  readonly #traffic = new Map<
+    string,
+    Map<string, { requests: number; bytesRead: number }>
+  >();
   /** Requests still reading: their socket and its count when they got it. */
   readonly #reading = new Set<{
     destination: string;
+    kind: string;
     socket: Socket;
     from: number;
   }>();
@@ -65,19 +97,28 @@ export class ContainerScope {
    * keeps its count after it is closed, so a dead container's reads count.
    */
   trafficTo(destination: string): Traffic {
-    const { requests, bytesRead } = this.#trafficOf(destination);
-    let reading = 0;
-    for (const r of this.#reading) {
-      if (r.destination === destination) reading += r.socket.bytesRead - r.from;
+    const total: Traffic = { requests: 0, bytesRead: 0, byKind: {} };
+    for (const [kind, t] of this.#traffic.get(destination) ?? []) {
+      addTraffic(total, kind, t.requests, t.bytesRead);
     }
-    return { requests, bytesRead: bytesRead + reading };
+    for (const r of this.#reading) {
+      if (r.destination === destination) {
+        addTraffic(total, r.kind, 0, r.socket.bytesRead - r.from);
+      }
+    }
+    return total;
   }
 
-  #trafficOf(destination: string): Traffic {
-    let traffic = this.#traffic.get(destination);
+  #trafficOf(destination: string, kind: string) {
+    let kinds = this.#traffic.get(destination);
+    if (kinds === undefined) {
+      kinds = new Map();
+      this.#traffic.set(destination, kinds);
+    }
+    let traffic = kinds.get(kind);
     if (traffic === undefined) {
       traffic = { requests: 0, bytesRead: 0 };
-      this.#traffic.set(destination, traffic);
+      kinds.set(kind, traffic);
     }
     return traffic;
   }
@@ -89,10 +130,11 @@ export class ContainerScope {
    */
   #count(request: ClientRequest): void {
     const destination = String(request.getHeader('host') ?? request.host);
-    const traffic = this.#trafficOf(destination);
+    const kind = requestKind(request.method, request.path);
+    const traffic = this.#trafficOf(destination, kind);
     traffic.requests++;
     request.once('socket', (socket) => {
-      const read = { destination, socket, from: socket.bytesRead };
+      const read = { destination, kind, socket, from: socket.bytesRead };
       this.#reading.add(read);
       request.once('close', () => {
         this.#reading.delete(read);

@@ -20,6 +20,7 @@ import type {
   Handler,
 } from '../integration/serverless/stack.js';
 import {
+  addTraffic,
   ContainerScope,
   type KillPoint,
   runInScope,
@@ -116,12 +117,14 @@ export class LambdaContainers {
    * `destination` (`host:port`), and the bytes they read from it.
    */
   trafficOf(fn: FunctionName, destination: string): Traffic {
-    const sum: Traffic = { requests: 0, bytesRead: 0 };
+    const sum: Traffic = { requests: 0, bytesRead: 0, byKind: {} };
     for (const c of this.#all) {
       if (c.fn !== fn) continue;
-      const t = c.scope.trafficTo(destination);
-      sum.requests += t.requests;
-      sum.bytesRead += t.bytesRead;
+      for (const [kind, k] of Object.entries(
+        c.scope.trafficTo(destination).byKind
+      )) {
+        addTraffic(sum, kind, k.requests, k.bytesRead);
+      }
     }
     return sum;
   }

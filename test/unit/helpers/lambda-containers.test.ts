@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsWiring } from '#lib/wiring/aws.js';
+import { requestKind } from '../../helpers/container-scope.js';
 import { InvocationKilledError } from '../../helpers/esm-poller.js';
 import {
   type ContainerFaults,
@@ -202,15 +203,20 @@ describe('LambdaContainers', () => {
 
     // Assess: each answer is its headers and "ok"; two answers, then three.
     expect(afterKill).toBeGreaterThan(2 * 'ok'.length);
-    const reconcile = containers.trafficOf('reconcile', destination);
+    const { byKind, ...reconcile } = containers.trafficOf(
+      'reconcile',
+      destination
+    );
     expect(reconcile.requests).toBe(5);
     expect(reconcile.bytesRead).toBeCloseTo((afterKill / 2) * 5, -1);
     expect(
       containers.trafficOf('requeue', destination).bytesRead
     ).toBeGreaterThan(0);
+    expect(byKind).toEqual({ GET: reconcile });
     expect(containers.trafficOf('reconcile', '127.0.0.1:1')).toEqual({
       requests: 0,
       bytesRead: 0,
+      byKind: {},
     });
   });
 
@@ -244,5 +250,31 @@ describe('LambdaContainers', () => {
 
     expect(containers.counts).toEqual({ started: 1, killed: 0, timedOut: 0 });
     expect(received.filter((u) => u.startsWith('/q/'))).toHaveLength(3);
+  });
+});
+
+describe('requestKind', () => {
+  it.each([
+    [
+      'GET',
+      '/api/v1/namespaces/ns/pods?watch=true&resourceVersion=5',
+      'GET pods watch',
+    ],
+    ['GET', '/api/v1/nodes?limit=500', 'GET nodes'],
+    ['POST', '/api/v1/namespaces/ns/pods', 'POST pods'],
+    ['DELETE', '/api/v1/namespaces/ns/pods/agent-x', 'DELETE pods'],
+    [
+      'PUT',
+      '/apis/apps/v1/namespaces/ns/daemonsets/agent/status',
+      'PUT daemonsets',
+    ],
+    [
+      'GET',
+      '/apis/apps.dsr.dev/v1beta1/advanceddaemonsets?watch=1',
+      'GET advanceddaemonsets watch',
+    ],
+    ['POST', '/', 'POST'],
+  ])('%s %s counts as %s', (method, path, kind) => {
+    expect(requestKind(method, path)).toBe(kind);
   });
 });
