@@ -19,7 +19,11 @@ import { getPatch } from '#lib/reconcile/revision-hash.js';
 import { newControllerRevision } from '#lib/reconcile/revision-history.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import { FakeEventRecorder } from '../helpers/fakes/fake-event-recorder.js';
-import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
+import {
+  createNamespace,
+  createPodQuota,
+  deleteNamespace,
+} from '../testbed/kube-fixtures.js';
 import { rawMember } from '../testbed/raw-json.js';
 
 const dsBody = (name: string) => ({
@@ -266,32 +270,8 @@ describe('Kubernetes adapter on a real API server', () => {
   });
 
   it('fails creates beyond a ResourceQuota with Forbidden and records FailedCreate', async () => {
-    // Prepare
-    await http.request(
-      'create quota',
-      'POST',
-      `/api/v1/namespaces/${ns}/resourcequotas`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ResourceQuota',
-          metadata: { name: 'q' },
-          spec: { hard: { pods: '1' } },
-        }),
-      }
-    );
-    // No quota controller runs in the test bed: set the status it would.
-    await http.request(
-      'set quota status',
-      'PATCH',
-      `/api/v1/namespaces/${ns}/resourcequotas/q/status`,
-      {
-        body: JSON.stringify({
-          status: { hard: { pods: '1' }, used: { pods: '1' } },
-        }),
-        contentType: 'application/merge-patch+json',
-      }
-    );
+    // Prepare: one pod allowed, one taken.
+    await createPodQuota(http, ns, { name: 'q', hard: 1, used: 1 });
     const pod: Pod = {
       metadata: { generateName: 'agent-', labels: { app: 'agent' } },
       spec: {

@@ -19,6 +19,7 @@ import { CountingPodControl } from '#lib/worker/counting-pod-control.js';
 import {
   createAgentDaemonSet,
   createNamespace,
+  createPodQuota,
   deleteNamespace,
 } from '../testbed/kube-fixtures.js';
 import { adminHttp, CLUSTER, realDeps } from './sync-loop.js';
@@ -46,35 +47,6 @@ describe('slow start carried across syncs, against ResourceQuota admission', () 
       () => undefined
     );
     return { attempts: counting.attempts, admitted: counting.creates };
-  };
-
-  /** Admits `room` more pods in the namespace (no quota controller runs here). */
-  const quotaWithRoom = async (used: number, room: number) => {
-    const hard = { pods: String(used + room) };
-    await http.request(
-      'create quota',
-      'POST',
-      `/api/v1/namespaces/${ns}/resourcequotas`,
-      {
-        body: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ResourceQuota',
-          metadata: { name: 'pods' },
-          spec: { hard },
-        }),
-      }
-    );
-    await http.request(
-      'set quota status',
-      'PATCH',
-      `/api/v1/namespaces/${ns}/resourcequotas/pods/status`,
-      {
-        body: JSON.stringify({
-          status: { hard, used: { pods: String(used) } },
-        }),
-        contentType: 'application/merge-patch+json',
-      }
-    );
   };
 
   beforeAll(async () => {
@@ -105,7 +77,7 @@ describe('slow start carried across syncs, against ResourceQuota admission', () 
         labels: { carry: ns },
       }))
     );
-    await quotaWithRoom(12, 4);
+    await createPodQuota(http, ns, { name: 'pods', hard: 16, used: 12 });
 
     // Act
     const second = await syncOnce(deps);

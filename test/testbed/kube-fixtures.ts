@@ -94,3 +94,31 @@ export const createAgentDaemonSet = (
   image = 'agent:1',
   spec: DaemonSetSpecExtras = {}
 ) => createDaemonSet(http, namespace, 'agent', nodeSelector, image, spec);
+
+/**
+ * Creates ResourceQuota `name` allowing `hard` pods in `namespace`, `used`
+ * of them taken: no quota controller runs in the test bed, so the status it
+ * would write is set here; admission then counts each admitted pod.
+ */
+export const createPodQuota = async (
+  http: KubeHttp,
+  namespace: string,
+  { name, hard, used }: { name: string; hard: number; used: number }
+) => {
+  const path = `/api/v1/namespaces/${namespace}/resourcequotas`;
+  const pods = { pods: String(hard) };
+  await http.request('create quota', 'POST', path, {
+    body: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name },
+      spec: { hard: pods },
+    }),
+  });
+  await http.request('set quota status', 'PATCH', `${path}/${name}/status`, {
+    body: JSON.stringify({
+      status: { hard: pods, used: { pods: String(used) } },
+    }),
+    contentType: 'application/merge-patch+json',
+  });
+};
