@@ -160,6 +160,54 @@ describe('Kubernetes adapter on a real API server', () => {
     });
   });
 
+  it('asks for a created or deleted pod’s metadata only: its name and resourceVersion at a fraction of the whole pod’s bytes', async () => {
+    // Prepare: the same pod created once through the adapter, once whole.
+    const pod: Pod = {
+      metadata: { generateName: 'answer-', labels: { app: 'answer' } },
+      spec: {
+        schedulerName: 'dsr-test-no-scheduler',
+        containers: [{ name: 'c', image: 'pause' }],
+      },
+    };
+    const read = async (write: () => Promise<unknown>) => {
+      const before = http.stats.bytesRead;
+      const answer = await write();
+      return { answer, bytes: http.stats.bytesRead - before };
+    };
+    // Act
+    const viaAdapter = await read(() => pods.createPod(ns, pod, ds));
+    const whole = await read(() =>
+      http.request<Pod>(
+        'create whole',
+        'POST',
+        `/api/v1/namespaces/${ns}/pods`,
+        {
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod }),
+        }
+      )
+    );
+    const name = (whole.answer as Pod).metadata?.name ?? '';
+    const listed = (
+      await http.list<Pod>('list', `/api/v1/namespaces/${ns}/pods`, {
+        labelSelector: 'app=answer',
+      })
+    ).find((p) => p.metadata?.resourceVersion === viaAdapter.answer);
+    const deleted = await read(() =>
+      pods.deletePod(ns, listed?.metadata?.name ?? '', ds)
+    );
+    const deletedWhole = await read(() =>
+      http.request(
+        'delete whole',
+        'DELETE',
+        `/api/v1/namespaces/${ns}/pods/${name}`
+      )
+    );
+    // Assess
+    expect(listed).toBeDefined();
+    expect(viaAdapter.bytes).toBeLessThan(whole.bytes * 0.75);
+    expect(deleted.bytes).toBeLessThan(deletedWhole.bytes * 0.75);
+  });
+
   it('adopts and releases a pod with upstream patches', async () => {
     // Prepare
     const [pod] = await reader.listPods(ns, ds);

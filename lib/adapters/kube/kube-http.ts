@@ -29,6 +29,8 @@ export interface RequestOptions {
   /** A JSON text, sent verbatim. */
   body?: string;
   contentType?: ContentType;
+  /** The answer's media type (default `application/json`: the whole object). */
+  accept?: string;
 }
 
 /** How an answer came: its latency, and the error a non-2xx one is. */
@@ -149,7 +151,7 @@ export class KubeHttp {
     const base = await this.#options();
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
-      Accept: 'application/json',
+      Accept: options.accept ?? 'application/json',
       // The API server compresses answers over 128 KiB (big lists) when asked.
       'Accept-Encoding': 'gzip',
       'User-Agent': this.#userAgent,

@@ -20,6 +20,15 @@ export const patchContentType = (patch: Patch) =>
     ? ('application/strategic-merge-patch+json' as const)
     : ('application/merge-patch+json' as const);
 
+/**
+ * What a pod create or delete asks to be answered with: the pod's metadata
+ * only (the API server transforms write answers too), else the whole pod.
+ * Only its name and resourceVersion are used, and a whole pod is 2.9 KiB
+ * on create and 4.3 KiB on delete, a quarter of what a create reads.
+ */
+export const METADATA_ANSWER =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
 /** Creates, deletes and patches pods; records create/delete events. */
 export class KubePodControl implements PodControl {
   readonly #http: KubeHttp;
@@ -39,7 +48,10 @@ export class KubePodControl implements PodControl {
         `create pod in ${namespace}`,
         'POST',
         paths.pods(namespace),
-        { body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod }) }
+        {
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...pod }),
+          accept: METADATA_ANSWER,
+        }
       );
       await this.#events.record(
         owner,
@@ -66,7 +78,8 @@ export class KubePodControl implements PodControl {
       await this.#http.request(
         `delete pod ${namespace}/${name}`,
         'DELETE',
-        paths.pod(namespace, name)
+        paths.pod(namespace, name),
+        { accept: METADATA_ANSWER }
       );
     } catch (e) {
       if (!isApiError(e, ApiErrorReason.NotFound)) {
