@@ -21,6 +21,9 @@
  *                       kind, API-side faults and workload; the shared parts'
  *                       faults hit them all
  *   --cost-factor X     also run each seed without faults; its cost × X bounds the run's
+ *   --max-warm-up-wall S  fail when a run of the last warm-up round took
+ *                       longer than S seconds (default 60; 0: never): the
+ *                       machine is too loaded for the beds asked for
  *   --plant BUG         plant a bug the checker must find (stale-cache)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
  *
@@ -56,6 +59,7 @@ const { values } = parseArgs({
     'cost-factor': { type: 'string' },
     'own-kind': { type: 'string', default: '0.5' },
     clusters: { type: 'string', default: '1' },
+    'max-warm-up-wall': { type: 'string', default: '60' },
     out: { type: 'string', default: '.build/campaign/last.json' },
   },
 });
@@ -187,6 +191,9 @@ try {
       convergeTimeoutMs: count('converge-seconds') * 1_000,
       shrinkBudget: count('shrink'),
       warmUpRounds: 2,
+      ...(count('max-warm-up-wall') > 0
+        ? { maxWarmUpWallMs: count('max-warm-up-wall') * 1_000 }
+        : {}),
       windows: windowRange(values.windows),
       ownKindShare: share(values['own-kind']),
       ...(clusters > 1 ? { clusters } : {}),

@@ -25,6 +25,13 @@ export interface CampaignOptions
    * of wall time, later ones 38–46 s).
    */
   warmUpRounds?: number;
+  /**
+   * The most wall time a run of the last warm-up round may take (ms): a
+   * machine too loaded for its beds makes syncs outrun the 5-s test
+   * timeout, and its violations are the harness's (session 17: 10 beds
+   * took 81–112 s there and reported four such; 6 beds, 42–46 s, none).
+   */
+  maxWarmUpWallMs?: number;
   /** Re-runs spent shrinking each violating run (0: none). */
   shrinkBudget: number;
   /** Stop starting runs after this long (ms). */
@@ -58,6 +65,20 @@ export const costViolations = (
         ];
   });
 
+/**
+ * Says why the machine is too loaded to count runs, when a run of the last
+ * warm-up round took longer than `limitMs`; undefined when none did.
+ */
+export const overloadedBeds = (
+  warm: readonly Pick<RunResult, 'wallMs'>[],
+  limitMs: number | undefined
+): string | undefined => {
+  if (limitMs === undefined) return undefined;
+  const slowest = Math.max(...warm.map((r) => r.wallMs));
+  if (slowest <= limitMs) return undefined;
+  return `the last warm-up round took up to ${(slowest / 1000).toFixed(1)} s a run (limit ${limitMs / 1000} s): this machine is too loaded for these test beds, and syncs would outrun the campaign's 5-s function timeout; run fewer (--processes, --parallel) or raise --max-warm-up-wall`;
+};
+
 /** A violating run and its shrunk reproduction. */
 export interface ShrunkRun {
   result: RunResult;
@@ -83,6 +104,10 @@ export const runCampaign = async (
     report(
       `warm-up round ${round}: one fault-free run per test bed, not counted (wall ${warm.map((r) => (r.wallMs / 1000).toFixed(1)).join(', ')} s)`
     );
+    if (round === o.warmUpRounds) {
+      const tooSlow = overloadedBeds(warm, o.maxWarmUpWallMs);
+      if (tooSlow !== undefined) throw new Error(tooSlow);
+    }
   }
   let next = 0;
   const worker = async (bed: CampaignBed) => {
@@ -172,5 +197,10 @@ export const describeRun = (r: RunResult): string => {
   const replay =
     r.violations.length > 0 || r.error ? ` (replay: ${replayCommand(r)})` : '';
   const kinds = [r.kind, ...r.otherClusters.map((c) => c.kind)].join(', ');
-  return `seed ${r.seed} (${kinds}): ${verdict}${replay}; ${[r.plan, ...r.otherClusters.map((c) => c.plan)].map((p) => p.windows.length).join(' + ')} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s`;
+  // Invocations that ran into their timeout: API latency faults, or a
+  // machine too loaded for the beds (a violation in such a run may be the
+  // harness's load; see reliability.md).
+  const timedOut = r.containers.timedOut;
+  const load = timedOut > 0 ? `; ${timedOut} invocations at their timeout` : '';
+  return `seed ${r.seed} (${kinds}): ${verdict}${replay}; ${[r.plan, ...r.otherClusters.map((c) => c.plan)].map((p) => p.windows.length).join(' + ')} windows, ${r.actions.length} actions; faults: ${faults || 'none'}; ${r.cost.apiRequests} API requests, ${r.cost.dynamodbCalls} DynamoDB calls; wall ${(r.wallMs / 1000).toFixed(1)} s${load}`;
 };

@@ -12,7 +12,11 @@ import {
   CLUSTER_FAULT_KINDS,
   type FaultWindow,
 } from '../../campaign/fault-plan.js';
-import { describeRun, replayCommand } from '../../campaign/run-campaign.js';
+import {
+  describeRun,
+  overloadedBeds,
+  replayCommand,
+} from '../../campaign/run-campaign.js';
 import { planOf, type RunResult } from '../../campaign/run-types.js';
 import { SeededRandom } from '../../campaign/seeded-random.js';
 
@@ -150,5 +154,37 @@ describe('a run of three clusters, reported', () => {
       `${r.plan.windows.length} + ${r.otherClusters[0]?.plan.windows.length} + ${r.otherClusters[1]?.plan.windows.length} windows`
     );
     expect(summary.clusters).toBe(3);
+  });
+
+  it('says how many invocations ended at their timeout, and nothing when none did', () => {
+    // Prepare
+    const slow = {
+      ...run(),
+      containers: { started: 4, killed: 2, timedOut: 2 },
+    };
+    // Act
+    const lines = [describeRun(slow), describeRun(run())];
+    // Assess
+    expect(lines[0]).toMatch(/; 2 invocations at their timeout$/);
+    expect(lines[1]).not.toContain('at their timeout');
+  });
+});
+
+describe('overloadedBeds', () => {
+  it('counts runs only on a machine whose last warm-up round ran within the limit', () => {
+    // Act
+    const within = overloadedBeds(
+      [{ wallMs: 45_000 }, { wallMs: 46_000 }],
+      60_000
+    );
+    const over = overloadedBeds(
+      [{ wallMs: 45_000 }, { wallMs: 81_000 }],
+      60_000
+    );
+    const unchecked = overloadedBeds([{ wallMs: 200_000 }], undefined);
+    // Assess
+    expect(within).toBeUndefined();
+    expect(over).toContain('up to 81.0 s a run (limit 60 s)');
+    expect(unchecked).toBeUndefined();
   });
 });
