@@ -30,6 +30,7 @@ import {
   ensureAdvancedDaemonSetCrd,
 } from '../testbed/advanced-daemonset-crd.js';
 import {
+  ensureKruiseManager,
   KRUISE_API_VERSION,
   type KruiseManager,
   kruiseDaemonSetsPath,
@@ -238,6 +239,10 @@ describe('OpenKruise kruise-manager as the oracle of the own kind', () => {
     Object.fromEntries(nodes.map((n) => [n, image]));
 
   beforeAll(async () => {
+    // Built first on a fresh machine (minutes, blocking): a client opened
+    // before it would find its kept-alive socket closed by the API server
+    // (a clean-clone rehearsal's first run: "write EPIPE").
+    ensureKruiseManager();
     s = new E2eScenario('kruise-oracle');
     await ensureAdvancedDaemonSetCrd(s.admin);
     await s.open({ nodes: 4, stack: { ownership: 'apps.dsr.dev/v1beta1' } });
