@@ -15,6 +15,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Traffic } from '../helpers/container-scope.js';
+import type { FakeLogger } from '../helpers/fakes/fake-logger.js';
 import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { queueCounts, sqsTestClient } from '../helpers/sqs-queues.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
@@ -56,13 +57,8 @@ export interface StackCounters {
   logLines: number;
 }
 
-/** One stack log line. */
-export interface StackLogLine {
-  level: string;
-  message: string;
-  fields?: object;
-  atMs: number;
-}
+/** One stack log line, as the stack's logger keeps it. */
+export type StackLogLine = FakeLogger['lines'][number];
 
 type Ask =
   | { op: 'start'; options: StackProcessOptions }
@@ -75,7 +71,6 @@ type Reply = { id: number; value?: unknown; error?: string };
 
 /** What `start` answers. */
 interface Started {
-  cluster: string;
   workQueueUrl: string;
   delayQueueUrl: string;
 }
@@ -119,7 +114,6 @@ export const serveStack = (): Promise<never> =>
           },
         });
         return {
-          cluster: stack.cluster,
           workQueueUrl: stack.queues.work.url,
           delayQueueUrl: stack.queues.delay.url,
         } satisfies Started;
@@ -154,7 +148,6 @@ export class StackProcess {
   readonly #pending = new Map<number, (reply: Reply) => void>();
   readonly #sqs: SQSClient;
   #next = 0;
-  cluster = '';
   /** The work and delay queues' URLs. */
   queues = { work: '', delay: '' };
 
@@ -182,7 +175,6 @@ export class StackProcess {
     const p = new StackProcess(child, options.endpoints.sqs);
     try {
       const started = (await p.#ask({ op: 'start', options })) as Started;
-      p.cluster = started.cluster;
       p.queues = { work: started.workQueueUrl, delay: started.delayQueueUrl };
       return p;
     } catch (e) {

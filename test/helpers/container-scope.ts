@@ -19,12 +19,16 @@ export interface KillPoint {
   when: 'before-send' | 'after-answer';
 }
 
-/** Requests sent to one destination, and bytes read from it. */
-export interface Traffic {
+/** Requests sent, and bytes read for them. */
+export interface RequestCount {
   requests: number;
   bytesRead: number;
+}
+
+/** Requests sent to one destination, and bytes read from it. */
+export interface Traffic extends RequestCount {
   /** The same by kind of request: `VERB resource`, `watch` added for watches. */
-  byKind: Record<string, { requests: number; bytesRead: number }>;
+  byKind: Record<string, RequestCount>;
 }
 
 /** Adds `requests` and `bytesRead` of `kind` to `total`. */
@@ -61,10 +65,7 @@ export class ContainerScope {
   readonly #fired: () => void;
   readonly #open = new Set<ClientRequest>();
   /** Requests made, and bytes read by finished ones, by `host:port` and kind. */
-  readonly #traffic = new Map<
-    string,
-    Map<string, { requests: number; bytesRead: number }>
-  >();
+  readonly #traffic = new Map<string, Map<string, RequestCount>>();
   /** Requests still reading: their socket and its count when they got it. */
   readonly #reading = new Set<{
     destination: string;
