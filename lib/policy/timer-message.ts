@@ -16,6 +16,16 @@ export const MAX_DELAY_SECONDS = 900;
  */
 export const TIMER_SLACK_MS = 1_000;
 
+/**
+ * How long an armed timer whose message was never confirmed sent still
+ * blocks a later one: the writer may have died between arming and sending.
+ * Well above an SQS send; an add it blocks waits it out (arm-for-send.ts).
+ * It was 30 s, "far below the 360-s redelivery of the sync that asked for
+ * it": with the campaign's 6-s visibility that redelivery came first, was
+ * refused, and the key was never woken (seed 170896).
+ */
+export const UNSENT_TIMER_MS = 3_000;
+
 /** One delayed add, as the delay queue carries it. */
 export interface TimerMessage {
   /** The work-queue key, `cluster/namespace/name`. */

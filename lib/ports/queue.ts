@@ -128,6 +128,8 @@ export type MarkFate = 'pending' | 'sent' | 'consumed' | 'gone';
 export interface ArmedTimer {
   token: string;
   dueAtMs: number;
+  /** When it was armed, until its message is confirmed sent. */
+  unsentSinceMs?: number;
 }
 
 /**

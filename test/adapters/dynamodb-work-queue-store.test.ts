@@ -12,9 +12,9 @@ import {
 import {
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
+import { UNSENT_TIMER_MS } from '#lib/policy/timer-message.js';
 import {
   createTestTable,
   readItem,
@@ -458,13 +458,20 @@ describe('DynamoWorkQueueStore', () => {
       // Prepare: armed for +60 s, message never sent, never confirmed.
       const { store, clock } = newStore();
       const key = newKey();
-      const orphan = await store.armTimer(key, clock.now() + 60_000);
+      const armedAt = clock.now();
+      const orphan = await store.armTimer(key, armedAt + 60_000);
       // Act
+      const seen = await store.armedTimer(key);
       const blocked = await store.armTimer(key, clock.now() + 90_000);
       clock.step(UNSENT_TIMER_MS + 1);
       const rearmed = await store.armTimer(key, clock.now() + 90_000);
       // Assess
       expect(orphan).toBeDefined();
+      expect(seen).toEqual({
+        token: orphan,
+        dueAtMs: armedAt + 60_000,
+        unsentSinceMs: armedAt,
+      });
       expect(blocked).toBeUndefined();
       expect(rearmed).toBeDefined();
       expect(await store.isTimerArmed(key, rearmed ?? '')).toBe(true);
@@ -474,14 +481,15 @@ describe('DynamoWorkQueueStore', () => {
       // Prepare
       const { store, clock } = newStore();
       const key = newKey();
-      const token = await store.armTimer(key, clock.now() + 60_000);
+      const dueAtMs = clock.now() + 60_000;
+      const token = await store.armTimer(key, dueAtMs);
       await store.confirmTimer(key, token ?? '');
       // Act
       clock.step(UNSENT_TIMER_MS + 1);
       const later = await store.armTimer(key, clock.now() + 90_000);
-      // Assess
+      // Assess: no longer marked unsent
       expect(later).toBeUndefined();
-      expect(await store.isTimerArmed(key, token ?? '')).toBe(true);
+      expect(await store.armedTimer(key)).toEqual({ token, dueAtMs });
     });
   });
 });

@@ -8,16 +8,16 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchItemFailure, SQSEvent } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  MemoryWorkQueueStore,
-  UNSENT_TIMER_MS,
-} from '#lib/adapters/memory/memory-work-queue-store.js';
+import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
 import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
 import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
 import { PoisonMessageError, ReconcilerError } from '#lib/errors.js';
 import { UNSENT_MARK_MS } from '#lib/policy/dirty-mark.js';
-import { parseTimerMessage } from '#lib/policy/timer-message.js';
+import {
+  parseTimerMessage,
+  UNSENT_TIMER_MS,
+} from '#lib/policy/timer-message.js';
 import type { Clock, DelayQueue, WorkQueueMarks } from '#lib/ports/index.js';
 import {
   type FireTimerDeps,
@@ -470,6 +470,42 @@ describe('SqsWorkQueue', () => {
       await timed.addAfter(KEY, 60_000); // later than the pending one
       // Assess
       expect(await delayedTimers()).toBe(1);
+    });
+
+    it("converges-after-faults: an addAfter that finds another sender's timer armed but never sent waits it out and sends its own (campaign seed 170896: a reconcile attempt armed the key's requeue past an open breaker and was killed before sending; its redelivery asked for the same time and was refused, and the key was never woken)", async () => {
+      // Prepare: the dead attempt's timer, due when the breaker closes.
+      const dueAtMs = Date.now() + 60_000;
+      const dead = await marks.armTimer(KEY, dueAtMs);
+      // Act: the redelivered attempt requeues the key for that time.
+      await queue.addAfter(KEY, dueAtMs + 5 - Date.now());
+      // Assess: past the dead timer's UNSENT_TIMER_MS, its own was sent.
+      expect(await delayedTimers()).toBe(1);
+      expect(await marks.isTimerArmed(KEY, dead ?? '')).toBe(false);
+    });
+
+    it("arms past another sender's unsent timer as soon as that timer is due, and its message fires", async () => {
+      // Prepare: a timer armed, never sent, due in 1.5 s.
+      await startForwarder();
+      const dueAtMs = Date.now() + 1_500;
+      await marks.armTimer(KEY, dueAtMs);
+      // Act
+      await queue.addAfter(KEY, dueAtMs + 100 - Date.now());
+      // Assess
+      await vi.waitFor(() => expect(outcomes).toEqual(['fired']), WAIT);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it("an addAfter that finds another sender's unsent timer due no later sends nothing once that sender confirms it", async () => {
+      // Prepare: another sender between its arming and its confirmation.
+      const token = await marks.armTimer(KEY, Date.now() + 60_000);
+      // Act
+      const added = queue.addAfter(KEY, 90_000);
+      await new Promise((r) => setTimeout(r, 150));
+      await marks.confirmTimer(KEY, token ?? '');
+      await added;
+      // Assess: nothing of this add's (the other's message is its own).
+      expect(await delayedTimers()).toBe(0);
+      expect(await marks.isTimerArmed(KEY, token ?? '')).toBe(true);
     });
 
     it('disarms the timer and throws when the delay queue refuses the timer', async () => {

@@ -18,6 +18,7 @@ import {
   UNSENT_MARK_MS,
 } from '../../policy/dirty-mark.js';
 import { parseResourceVersion } from '../../policy/resource-version.js';
+import { UNSENT_TIMER_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   MarkFate,
@@ -31,7 +32,6 @@ import type {
 import {
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_TIMER_MS,
 } from '../memory/memory-work-queue-store.js';
 import {
   bool,
@@ -220,9 +220,11 @@ export class DynamoWorkQueueStore
     const item = await this.#read('armedTimer', key);
     const token = readString(item, 'timerToken');
     const dueAtMs = readNumber(item, 'timerDueAtMs');
-    return token === undefined || dueAtMs === undefined
-      ? undefined
-      : { token, dueAtMs };
+    const unsentSinceMs = readNumber(item, 'timerUnsentSinceMs');
+    if (token === undefined || dueAtMs === undefined) return undefined;
+    return unsentSinceMs === undefined
+      ? { token, dueAtMs }
+      : { token, dueAtMs, unsentSinceMs };
   }
 
   #read(operation: string, key: string): Promise<Item | undefined> {

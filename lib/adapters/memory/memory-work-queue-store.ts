@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { blockingMarkOf, markFateOf } from '../../policy/dirty-mark.js';
-import { TIMER_SLACK_MS } from '../../policy/timer-message.js';
+import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
@@ -31,14 +31,6 @@ import { SeenRecord } from './seen-record.js';
  * the new timer must be armed.
  */
 export const STALE_TIMER_MS = -TIMER_SLACK_MS;
-
-/**
- * How long an armed timer whose message was never confirmed sent still
- * blocks a later one: the writer died (or lost its connection) between
- * arming and sending. Far above an SQS send, far below the 360-s redelivery
- * of the sync that asked for it, which can then arm it anew.
- */
-export const UNSENT_TIMER_MS = 30_000;
 
 /**
  * How long a key's bookkeeping outlives its last write (the item's TTL).
@@ -201,7 +193,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   /** Returns the key's armed timer, if any. */
   async armedTimer(key: string): Promise<ArmedTimer | undefined> {
     const timer = this.#live(key, this.#clock.now())?.timer;
-    return timer && { token: timer.token, dueAtMs: timer.dueAtMs };
+    return timer && { ...timer };
   }
 
   /** Records that the timer's message was sent (it no longer goes stale). */

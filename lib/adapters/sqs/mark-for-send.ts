@@ -9,20 +9,13 @@
  */
 import { ReconcilerError } from '../../errors.js';
 import { isMarked } from '../../policy/dirty-mark.js';
-import type {
-  MarkFate,
-  SeenVersion,
-  WorkQueueMarks,
-} from '../../ports/index.js';
+import type { SeenVersion, WorkQueueMarks } from '../../ports/index.js';
+import { awaitFate } from './await-fate.js';
 
 /**
- * How often, and how long, an add looks at another sender's unsent mark (a
- * live sender confirms within a send's time; a dead one's mark stops
- * blocking after UNSENT_MARK_MS, 3 s), and how many such marks in a row it
- * waits on before it fails and is retried by its caller.
+ * How many unsent marks of other senders in a row an add waits on (each
+ * for at most awaitFate's 4 s) before it fails and is retried by its caller.
  */
-const MARK_FATE_POLL_MS = 100;
-const MARK_FATE_POLLS = 40;
 const MARKS_WAITED_ON = 3;
 
 /**
@@ -54,23 +47,9 @@ export const markForSend = async (
     const sent =
       own === undefined
         ? ['sent', 'consumed'].includes(
-            await awaitFate(marks, key, outcome.markId)
+            await awaitFate(() => marks.markFate(key, outcome.markId))
           )
         : await own;
     if (sent) return false;
   }
-};
-
-/** Returns the fate of another sender's mark once it is decided. */
-const awaitFate = async (
-  marks: WorkQueueMarks,
-  key: string,
-  markId: string
-): Promise<MarkFate> => {
-  for (let poll = 0; poll < MARK_FATE_POLLS; poll++) {
-    await new Promise((r) => setTimeout(r, MARK_FATE_POLL_MS));
-    const fate = await marks.markFate(key, markId);
-    if (fate !== 'pending') return fate;
-  }
-  return 'pending';
 };

@@ -8,7 +8,9 @@
  *   message behind the in-flight one; an add waits for the fate of another
  *   sender's mark not yet confirmed sent (mark-for-send.ts);
  * - `addAfter`: a timer message on a standard delay queue (FIFO queues take
- *   no per-message delay), fired by lib/timers/fire-timers.ts.
+ *   no per-message delay), fired by lib/timers/fire-timers.ts; an addAfter
+ *   waits for the fate of another sender's earlier timer not yet confirmed
+ *   sent (arm-for-send.ts).
  *
  * Every message gets a fresh random `MessageDeduplicationId`: SQS drops a
  * message whose ID it saw in the last 5 minutes, even after the first was
@@ -30,6 +32,7 @@ import type {
   WorkQueue,
   WorkQueueMarks,
 } from '../../ports/index.js';
+import { armForSend } from './arm-for-send.js';
 import { markForSend } from './mark-for-send.js';
 import { messageGroupIdFor } from './message-group.js';
 import { callSqs } from './sqs-queue-error.js';
@@ -199,12 +202,13 @@ export class SqsWorkQueue implements WorkQueue {
       return;
     }
     const dueAtMs = this.#clock.now() + delayMs;
-    const token = await this.#marks.armTimer(key, dueAtMs);
+    const token = await armForSend(this.#marks, this.#clock, key, dueAtMs);
     if (token === undefined) return;
     try {
       await this.#delayQueue.send(
         formatTimerMessage({ key, dueAtMs, token }),
-        delaySecondsFor(delayMs)
+        // Less any wait on another sender's timer.
+        delaySecondsFor(dueAtMs - this.#clock.now())
       );
     } catch (e) {
       // An armed timer without a message would swallow every later

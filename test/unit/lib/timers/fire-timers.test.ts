@@ -3,12 +3,12 @@
  * beyond SQS's 900-s delay, "earliest ready time wins", poison bodies.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  MemoryWorkQueueStore,
-  UNSENT_TIMER_MS,
-} from '#lib/adapters/memory/memory-work-queue-store.js';
+import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { PoisonMessageError } from '#lib/errors.js';
-import { formatTimerMessage } from '#lib/policy/timer-message.js';
+import {
+  formatTimerMessage,
+  UNSENT_TIMER_MS,
+} from '#lib/policy/timer-message.js';
 import type { DelayQueue } from '#lib/ports/index.js';
 import { type FireTimerDeps, fireTimer } from '#lib/timers/fire-timers.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';

@@ -3,9 +3,9 @@ import {
   MemoryWorkQueueStore,
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
-  UNSENT_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
+import { UNSENT_TIMER_MS } from '#lib/policy/timer-message.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
 import { unsentMarksContract } from '#test/helpers/unsent-marks-contract.js';
@@ -254,7 +254,8 @@ describe('MemoryWorkQueueStore timers never confirmed sent', () => {
     // Prepare
     const { store, clock } = newStore();
     const orphan = await store.armTimer('a', clock.now() + 60_000);
-    const sent = await store.armTimer('b', clock.now() + 60_000);
+    const sentDueAtMs = clock.now() + 60_000;
+    const sent = await store.armTimer('b', sentDueAtMs);
     await store.confirmTimer('b', sent ?? '');
     await store.confirmTimer('b', 'not-the-token');
     // Act
@@ -270,6 +271,11 @@ describe('MemoryWorkQueueStore timers never confirmed sent', () => {
     expect(await store.armedTimer('a')).toEqual({
       token: replacing,
       dueAtMs: clock.now() + 90_000,
+      unsentSinceMs: clock.now(),
+    });
+    expect(await store.armedTimer('b')).toEqual({
+      token: sent,
+      dueAtMs: sentDueAtMs,
     });
     expect(await store.armedTimer('never')).toBeUndefined();
   });
