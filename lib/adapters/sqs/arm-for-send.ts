@@ -8,9 +8,9 @@
  * asked for the same time, was refused by that timer, and the key was never
  * woken. So the add waits for the timer's fate: sent — it fires no later,
  * nothing to send; replaced, fired, due, or unsent for UNSENT_TIMER_MS —
- * the add arms its own. A slow sender's message then fires as well (fire-timers.ts
- * lets a timer replaced by a later one fire): one extra sync, never a lost
- * one.
+ * the add arms its own. A slow sender's message then fires as well
+ * (fire-timers.ts lets a timer replaced by a later one fire): one extra
+ * sync, never a lost one.
  */
 import { ReconcilerError } from '../../errors.js';
 import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from '../../policy/timer-message.js';
@@ -60,8 +60,8 @@ export const armForSend = async (
 
 /**
  * Returns what became of another sender's unsent timer: its message was
- * sent, it no longer blocks (replaced, fired, or unsent for too long), or
- * still pending.
+ * sent, it no longer blocks (replaced, fired, due, or unsent for too long),
+ * or still pending.
  */
 const timerFate = async (
   marks: WorkQueueMarks,
