@@ -44,15 +44,9 @@ export const armForSend = async (
       );
     }
     const blocking = await marks.armedTimer(key);
-    if (
-      blocking !== undefined &&
-      blocking.dueAtMs <= dueAtMs &&
-      blocking.unsentSinceMs === undefined
-    ) {
-      return undefined;
-    }
     // Gone or replaced by a later timer since the refusal: arm again now.
     if (blocking === undefined || blocking.dueAtMs > dueAtMs) continue;
+    if (blocking.unsentSinceMs === undefined) return undefined;
     const fate = await awaitFate(() => timerFate(marks, clock, key, blocking));
     if (fate === 'sent') return undefined;
   }
