@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeCachedClusterReader } from '#lib/adapters/kube/kube-cached-cluster-reader.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { MessageSchema } from '#lib/adapters/kube/protobuf/message-schema.js';
 import type { WatchEvent } from '#lib/ports/index.js';
 import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
@@ -21,9 +22,16 @@ class StallableHttp extends KubeHttp {
     what: string,
     path: string,
     query: Record<string, string | number | boolean | undefined>,
-    signal?: AbortSignal
+    signal?: AbortSignal,
+    protobuf?: MessageSchema
   ): AsyncGenerator<WatchEvent<T>> {
-    for await (const event of super.watch<T>(what, path, query, signal)) {
+    for await (const event of super.watch<T>(
+      what,
+      path,
+      query,
+      signal,
+      protobuf
+    )) {
       if (this.stalled) {
         // A half-open connection: nothing more arrives until it is dropped.
         await new Promise<void>((r) =>

@@ -9,7 +9,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PARTITION_KEY } from '#lib/adapters/dynamodb/table-schema.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { KubeApiError } from '#lib/errors.js';
+import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
+import { ApiErrorReason, isApiError, KubeApiError } from '#lib/errors.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
 import { ApiFaultProxy } from '../campaign/faults/api-fault-proxy.js';
 import {
@@ -80,6 +81,23 @@ describe('the API fault proxy, in front of kube-apiserver', () => {
       type: 'ERROR',
       object: { code: 410, reason: 'Expired' },
     });
+  });
+
+  it('answers a watch that asked for protobuf with a 410 the client reads as Gone (its ERROR frame decodes)', async () => {
+    proxy.decide = (r) => (r.watch ? { kind: 'watch-410' } : undefined);
+    const events = http.watch(
+      'watch pods',
+      '/api/v1/pods',
+      { resourceVersion: '1' },
+      undefined,
+      POD
+    );
+    const error = await (async () => {
+      for await (const _ of events) {
+        // The first event is the error.
+      }
+    })().catch((e: unknown) => e);
+    expect(isApiError(error, ApiErrorReason.Gone)).toBe(true);
   });
 
   it('cuts a watch mid-stream after the time it is given', async () => {

@@ -136,3 +136,20 @@ const exchangeOnce = (
       req.end();
     }
   });
+
+/**
+ * Opens a streamed answer (a watch): resolves with it once its headers came,
+ * and the time that took; a failure to get them rejects with KubeApiError.
+ */
+export const openStream = (
+  what: string,
+  url: URL,
+  options: https.RequestOptions
+): Promise<{ res: http.IncomingMessage; latencyMs: number }> =>
+  new Promise((resolve, reject) => {
+    const req = https.request(url, options);
+    const elapsed = serverStopwatch(req);
+    req.on('response', (res) => resolve({ res, latencyMs: elapsed() }));
+    req.on('error', (e) => reject(apiErrorFromNetwork(what, e)));
+    req.end();
+  });

@@ -2,11 +2,16 @@
  * Translates Kubernetes API answers into the typed errors of lib/errors.ts.
  * Only this folder sees HTTP status codes and Status bodies.
  */
+import type { IncomingMessage } from 'node:http';
 import {
   ApiErrorReason,
   KubeApiError,
   NAMESPACE_TERMINATING_CAUSE,
 } from '../../errors.js';
+import {
+  PROTOBUF_MEDIA_TYPE,
+  protobufStatus,
+} from './protobuf/protobuf-object.js';
 
 interface StatusBody {
   kind?: string;
@@ -82,6 +87,28 @@ export const apiErrorFromResponse = (
       ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
       write: method !== 'GET',
     }
+  );
+};
+
+/**
+ * Returns the typed error for a non-2xx answer to a streamed request (a
+ * watch), reading its body: JSON, or protobuf when the request accepted it.
+ */
+export const apiErrorFromStream = async (
+  what: string,
+  res: IncomingMessage
+): Promise<KubeApiError> => {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  const body = Buffer.concat(chunks);
+  const text = res.headers['content-type']?.startsWith(PROTOBUF_MEDIA_TYPE)
+    ? protobufStatus(what, body).text
+    : body.toString('utf8');
+  return apiErrorFromResponse(
+    what,
+    res.statusCode ?? 0,
+    text,
+    res.headers['retry-after']
   );
 };
 

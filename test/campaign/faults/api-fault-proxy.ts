@@ -12,6 +12,11 @@ import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import {
+  statusMessage,
+  watchFrame,
+  wrapped,
+} from '../../helpers/proto-writer.js';
 import { selfSignedKeyPair } from '../../helpers/self-signed-pem.js';
 
 /** What the proxy does to one request. */
@@ -49,6 +54,28 @@ const statusBody = (code: number, reason: string, message: string): string =>
   });
 
 const isWatch = (url: URL): boolean => url.searchParams.get('watch') === 'true';
+
+const PROTOBUF_WATCH = 'application/vnd.kubernetes.protobuf;stream=watch';
+
+/**
+ * A watch's 410 as the API server streams it: an ERROR event, in protobuf
+ * when the watch asked for it (the reconcile containers' pod watches do).
+ */
+const answerWatch410 = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse
+): void => {
+  const message = 'too old resource version';
+  if (req.headers.accept?.includes(PROTOBUF_WATCH)) {
+    res.writeHead(200, { 'Content-Type': PROTOBUF_WATCH });
+    const status = statusMessage(410, 'Expired', message);
+    res.end(watchFrame('ERROR', wrapped('Status', status)));
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  const status = JSON.parse(statusBody(410, 'Expired', message));
+  res.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+};
 
 /** A running fault proxy. */
 export class ApiFaultProxy {
@@ -126,15 +153,7 @@ export class ApiFaultProxy {
         );
         return;
       case 'watch-410':
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(
-          `${JSON.stringify({
-            type: 'ERROR',
-            object: JSON.parse(
-              statusBody(410, 'Expired', 'too old resource version')
-            ),
-          })}\n`
-        );
+        answerWatch410(req, res);
         return;
       case 'api-latency':
         setTimeout(() => this.#forward(req, res, url, agent), fault.ms);
