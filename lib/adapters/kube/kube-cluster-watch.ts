@@ -1,7 +1,7 @@
 /**
  * ClusterWatch over the API server: paginated cluster-wide lists, a
  * one-item list for the current resourceVersion, and watch streams with
- * bookmarks.
+ * bookmarks (pods in protobuf, decoded to the fields of pod-schema.ts).
  */
 import type {
   ClusterWatch,
@@ -13,6 +13,7 @@ import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { collectionPaths } from './paths.js';
+import { POD } from './protobuf/pod-schema.js';
 
 /** Lists and watches the bridge's collections through `http`. */
 export class KubeClusterWatch implements ClusterWatch {
@@ -52,7 +53,11 @@ export class KubeClusterWatch implements ClusterWatch {
       `watch ${resource}`,
       this.#paths[resource],
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
-      signal
+      signal,
+      // Every pod of the cluster, in about half the bytes: what the bridge
+      // reads of a pod (its owner, labels, readiness, deletion, node) is a
+      // part of what a sync reads.
+      resource === 'pods' ? POD : undefined
     );
   }
 }
