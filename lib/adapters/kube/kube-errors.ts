@@ -102,7 +102,7 @@ export const apiErrorFromStream = async (
   for await (const c of res) chunks.push(c as Buffer);
   const body = Buffer.concat(chunks);
   const text = res.headers['content-type']?.startsWith(PROTOBUF_MEDIA_TYPE)
-    ? protobufStatus(what, body).text
+    ? statusText(what, body)
     : body.toString('utf8');
   return apiErrorFromResponse(
     what,
@@ -110,6 +110,15 @@ export const apiErrorFromStream = async (
     text,
     res.headers['retry-after']
   );
+};
+
+/** A protobuf Status as JSON text; one that does not parse says nothing. */
+const statusText = (what: string, body: Uint8Array): string => {
+  try {
+    return protobufStatus(what, body).text;
+  } catch {
+    return '';
+  }
 };
 
 /** Returns the typed error for a request that got no HTTP answer. */
