@@ -1,27 +1,33 @@
 /**
- * The pod watch in protobuf against the real API server: every event of a
- * pod's life (created with every field a sync reads, run by KWOK, relabelled,
- * held by a finalizer while deleted, gone) decodes into exactly the fields
- * the JSON watch of the same pods has, in about half the bytes; and the
- * server's errors keep what decides a relist.
+ * Pod and node watches in protobuf against the real API server: every event
+ * of a pod's life (created with every field a sync reads, run by KWOK,
+ * relabelled, held by a finalizer while deleted, gone) and of a tainted
+ * node's decodes into exactly the fields the JSON watch of the same objects
+ * has, in about half the bytes; and the server's errors keep what decides
+ * a relist.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { projectMessage } from '#lib/adapters/kube/protobuf/message-schema.js';
+import {
+  type MessageSchema,
+  projectMessage,
+} from '#lib/adapters/kube/protobuf/message-schema.js';
+import { NODE } from '#lib/adapters/kube/protobuf/node-schema.js';
 import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
 import { KubeApiError, mustRelist } from '#lib/errors.js';
 import {
   createNodes,
   deleteNodes,
+  UNMANAGED_LABEL,
 } from '#lib/local-cluster/simulated-nodes.js';
 import type { WatchEvent } from '#lib/ports/index.js';
-import type { Pod } from '#lib/reconcile/k8s/types.js';
+import type { Node, Pod } from '#lib/reconcile/k8s/types.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 import { adminHttp } from './sync-loop.js';
 
 const APP = 'pb';
 
-describe('the pod watch in protobuf', () => {
+describe('pod and node watches in protobuf', () => {
   const ns = `protobuf-${Date.now().toString(36)}`;
   const podsPath = `/api/v1/namespaces/${ns}/pods`;
   /** Requests, and a connection per watch, so each counts its own bytes. */
@@ -55,18 +61,19 @@ describe('the pod watch in protobuf', () => {
     ).metadata.resourceVersion;
 
   /** Collects a watch's events (bookmarks left out) until aborted. */
-  const collect = (
+  const collect = <T = Pod>(
     http: KubeHttp,
     resourceVersion: string,
     signal: AbortSignal,
-    schema?: typeof POD
+    schema?: MessageSchema,
+    { path = podsPath, labelSelector = `app=${APP}` } = {}
   ) => {
-    const events: WatchEvent<Pod>[] = [];
+    const events: WatchEvent<T>[] = [];
     const done = (async () => {
-      const stream = http.watch<Pod>(
-        'watch pods',
-        podsPath,
-        { resourceVersion, labelSelector: `app=${APP}`, timeoutSeconds: 60 },
+      const stream = http.watch<T>(
+        `watch ${path}`,
+        path,
+        { resourceVersion, labelSelector, timeoutSeconds: 60 },
         signal,
         schema
       );
@@ -76,6 +83,13 @@ describe('the pod watch in protobuf', () => {
     })();
     return { events, done };
   };
+
+  /** The JSON watch's events, projected onto `schema`. */
+  const projected = <T>(schema: MessageSchema, events: WatchEvent<T>[]) =>
+    events.map((e) => ({
+      type: e.type,
+      object: projectMessage(schema, e.object as Record<string, unknown>),
+    }));
 
   it('decodes every event into the fields of the same pods’ JSON watch, in fewer bytes', async () => {
     // Prepare
@@ -183,11 +197,7 @@ describe('the pod watch in protobuf', () => {
     stop.abort();
     await Promise.all([asJson.done, asProtobuf.done]);
     // Assess: the same events, the same kept fields
-    const expected = asJson.events.map((e) => ({
-      type: e.type,
-      object: projectMessage(POD, e.object as Record<string, unknown>),
-    }));
-    expect(asProtobuf.events).toEqual(expected);
+    expect(asProtobuf.events).toEqual(projected(POD, asJson.events));
     const full = asProtobuf.events.filter(
       (e) => e.object.metadata?.name === 'full'
     );
@@ -199,6 +209,68 @@ describe('the pod watch in protobuf', () => {
     ).toBe(true);
     const ratio = protobufWatch.stats.bytesRead / jsonWatch.stats.bytesRead;
     expect(ratio).toBeLessThan(0.75);
+  });
+
+  it('decodes every event of a node into the fields of its JSON watch, taints in the same text', async () => {
+    // Prepare
+    const from = await currentVersion();
+    const stop = new AbortController();
+    const where = { path: '/api/v1/nodes', labelSelector: `pb=${ns}` };
+    const asJson = collect<Node>(
+      jsonWatch,
+      from,
+      stop.signal,
+      undefined,
+      where
+    );
+    const asProtobuf = collect<Node>(
+      protobufWatch,
+      from,
+      stop.signal,
+      NODE,
+      where
+    );
+    const name = `${ns}-tainted`;
+    // Act: a node KWOK leaves alone, its taints with and without value and time
+    await json.request('create node', 'POST', '/api/v1/nodes', {
+      body: JSON.stringify({
+        metadata: {
+          name,
+          labels: { pb: ns, empty: '', [UNMANAGED_LABEL]: 'true' },
+          annotations: { 'kwok.x-k8s.io/node': 'fake' },
+        },
+        spec: {
+          taints: [
+            { key: 'dedicated', value: 'agents', effect: 'NoSchedule' },
+            {
+              key: 'node.kubernetes.io/unreachable',
+              effect: 'NoExecute',
+              timeAdded: '2026-11-28T22:00:00Z',
+            },
+          ],
+        },
+      }),
+    });
+    await json.request('label node', 'PATCH', `/api/v1/nodes/${name}`, {
+      contentType: 'application/merge-patch+json',
+      body: JSON.stringify({ metadata: { labels: { role: 'agent' } } }),
+    });
+    await json.request('delete node', 'DELETE', `/api/v1/nodes/${name}`);
+    await vi.waitFor(
+      () => {
+        expect(asJson.events.at(-1)?.type).toBe('DELETED');
+        expect(asProtobuf.events.at(-1)?.type).toBe('DELETED');
+      },
+      { timeout: 20_000, interval: 100 }
+    );
+    stop.abort();
+    await Promise.all([asJson.done, asProtobuf.done]);
+    // Assess
+    expect(asProtobuf.events).toEqual(projected(NODE, asJson.events));
+    const taints = (e?: WatchEvent<Node>) =>
+      JSON.stringify(e?.object.spec?.taints);
+    expect(taints(asProtobuf.events[0])).toBe(taints(asJson.events[0]));
+    expect(asProtobuf.events[0]?.object.status).toBeUndefined();
   });
 
   it.each([
@@ -213,7 +285,7 @@ describe('the pod watch in protobuf', () => {
     async (_, version, selector) => {
       // Prepare
       const from = version ?? (await currentVersion());
-      const fail = (http: KubeHttp, schema?: typeof POD) =>
+      const fail = (http: KubeHttp, schema?: MessageSchema) =>
         drain(
           http.watch<Pod>(
             'watch pods',

@@ -10,8 +10,9 @@
  * watched by its selector); in all, no more objects than the container's
  * CacheBudget allows. Kept objects lose what no sync reads: a pod keeps
  * the fields of protobuf/pod-schema.ts (of its managed fields, the owner
- * references' writers, which the fight guard reads); a node loses its
- * managed fields and image list. Pods are watched in protobuf.
+ * references' writers, which the fight guard reads); a node, those of
+ * protobuf/node-schema.ts (name, labels, taints). Both are watched in
+ * protobuf.
  */
 import type { ClusterReader } from '../../ports/index.js';
 import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
@@ -25,6 +26,7 @@ import {
   type MessageSchema,
   projectMessage,
 } from './protobuf/message-schema.js';
+import { NODE } from './protobuf/node-schema.js';
 import { POD } from './protobuf/pod-schema.js';
 import {
   type CollectionSource,
@@ -69,12 +71,9 @@ const compactPod = (pod: Pod): Pod => {
   };
 };
 
-/** Drops managed fields and the image list, which nodes carry in bulk. */
-const compactNode = (node: Node): Node => {
-  const { managedFields: _fields, ...metadata } = node.metadata ?? {};
-  const { images: _images, ...status } = node.status ?? {};
-  return { ...node, metadata, status };
-};
+/** Keeps what placement reads of a node (node-schema.ts): no status. */
+const compactNode = (node: Node): Node =>
+  projectMessage(NODE, node as Record<string, unknown>) as Node;
 
 /** Reads a cluster through watched collections. */
 export class KubeCachedClusterReader implements ClusterReader {
@@ -104,7 +103,7 @@ export class KubeCachedClusterReader implements ClusterReader {
     this.#direct = new KubeClusterReader({ http, kind });
     this.#timings = timings;
     this.#nodes = new WatchedCollection(
-      this.#source<Node>('nodes', paths.nodes(), undefined),
+      this.#source<Node>('nodes', paths.nodes(), undefined, NODE),
       { ...timings, compact: compactNode }
     );
   }
@@ -197,7 +196,7 @@ export class KubeCachedClusterReader implements ClusterReader {
     };
   }
 
-  /** Pods are watched in protobuf (about half the bytes), nodes in JSON. */
+  /** Watched in protobuf, decoded by `protobuf` (about half the bytes). */
   #source<T extends Node | Pod>(
     what: string,
     path: string,

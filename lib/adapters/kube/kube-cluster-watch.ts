@@ -1,7 +1,7 @@
 /**
  * ClusterWatch over the API server: paginated cluster-wide lists, a
  * one-item list for the current resourceVersion, and watch streams with
- * bookmarks (pods in protobuf, decoded to the fields of pod-schema.ts).
+ * bookmarks (pods and nodes in protobuf, decoded by their schemas).
  */
 import type {
   ClusterWatch,
@@ -13,7 +13,21 @@ import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { collectionPaths } from './paths.js';
+import type { MessageSchema } from './protobuf/message-schema.js';
+import { NODE } from './protobuf/node-schema.js';
 import { POD } from './protobuf/pod-schema.js';
+
+/**
+ * Collections watched in protobuf, in about half the bytes: what the bridge
+ * reads of a pod (owner, labels, readiness, deletion, node) is a part of
+ * what a sync reads, and of a node the same name, labels and taints.
+ * DaemonSets and revisions stay JSON (the own kind is a custom resource,
+ * which has no protobuf; revisions' data is read as the server sent it).
+ */
+const PROTOBUF_SCHEMAS: Partial<Record<WatchedResource, MessageSchema>> = {
+  pods: POD,
+  nodes: NODE,
+};
 
 /** Lists and watches the bridge's collections through `http`. */
 export class KubeClusterWatch implements ClusterWatch {
@@ -54,10 +68,7 @@ export class KubeClusterWatch implements ClusterWatch {
       this.#paths[resource],
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
       signal,
-      // Every pod of the cluster, in about half the bytes: what the bridge
-      // reads of a pod (its owner, labels, readiness, deletion, node) is a
-      // part of what a sync reads.
-      resource === 'pods' ? POD : undefined
+      PROTOBUF_SCHEMAS[resource]
     );
   }
 }

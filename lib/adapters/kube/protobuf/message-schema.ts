@@ -103,7 +103,7 @@ export function decodeMessage(
       out[name] = value;
     }
   }
-  return dropZeros(schema, out);
+  return inSchemaOrder(schema, out);
 }
 
 /** Keeps, from an object as JSON has it, the fields the schema names. */
@@ -199,14 +199,20 @@ const timeText = (bytes: Uint8Array): string | null => {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 };
 
-/** Leaves out the zeros JSON's `omitempty` leaves out. */
-function dropZeros(schema: MessageSchema, obj: JsonObject): JsonObject {
-  for (const [name, value] of Object.entries(obj)) {
-    const field = schema[name] as FieldSchema;
-    if (field.keepZero || field.kind === 'message') continue;
-    if (value === '' || value === 0 || value === false || value === null) {
-      delete obj[name];
-    }
+/**
+ * The decoded fields in the schema's order (declared as JSON prints them, so
+ * a decoded object stringifies as its JSON would), without the zeros JSON's
+ * `omitempty` leaves out.
+ */
+function inSchemaOrder(schema: MessageSchema, decoded: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, field] of Object.entries(schema)) {
+    const value = decoded[name];
+    if (value === undefined) continue;
+    const zero =
+      value === '' || value === 0 || value === false || value === null;
+    if (zero && !field.keepZero && field.kind !== 'message') continue;
+    out[name] = value;
   }
-  return obj;
+  return out;
 }
