@@ -1,7 +1,8 @@
 /**
  * The one shape of an SQS-fed function here: every record of the batch goes
  * to a record handler, failures are reported per record (Powertools'
- * partial batch response, so only they are redelivered), a record that can
+ * partial batch response, so only they are redelivered, each logged), a
+ * record that can
  * never succeed (TerminalError) is logged and acknowledged, and a batch in
  * which every record failed is reported record by record too instead of
  * failing the invocation (that is an outage of our own state store).
@@ -26,7 +27,7 @@ import type {
   SQSEvent,
   SQSRecord,
 } from 'aws-lambda';
-import { TerminalError } from '../errors.js';
+import { TerminalError, toError } from '../errors.js';
 import { lambdaMiddy } from './lambda-middy.js';
 
 /** What an SQS batch handler is built from. */
@@ -56,7 +57,14 @@ export const createSqsBatchHandler = (o: SqsBatchHandlerOptions) => {
           try {
             await handle(record);
           } catch (e) {
-            if (!(e instanceof TerminalError)) throw e;
+            if (!(e instanceof TerminalError)) {
+              // Else a redelivery six minutes later is all the trace left.
+              o.logger.warn('record failed; it is delivered again', {
+                messageId: record.messageId,
+                error: toError(e).message,
+              });
+              throw e;
+            }
             o.logger.error(o.dropMessage, {
               messageId: record.messageId,
               error: e.message,

@@ -3,8 +3,8 @@
  * of a pod's life (created with every field a sync reads, run by KWOK,
  * relabelled, held by a finalizer while deleted, gone) and of a tainted
  * node's decodes into exactly the fields the JSON watch of the same objects
- * has, in about half the bytes; and the server's errors keep what decides
- * a relist.
+ * has, in about half the bytes; and an error answering the watch reads the
+ * same in both.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
@@ -14,7 +14,7 @@ import {
 } from '#lib/adapters/kube/protobuf/message-schema.js';
 import { NODE } from '#lib/adapters/kube/protobuf/node-schema.js';
 import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
-import { KubeApiError, mustRelist } from '#lib/errors.js';
+import { ApiErrorReason, isApiError, KubeApiError } from '#lib/errors.js';
 import {
   createNodes,
   deleteNodes,
@@ -81,6 +81,8 @@ describe('pod and node watches in protobuf', () => {
         if (event.type !== 'BOOKMARK') events.push(event);
       }
     })();
+    // Awaited by the test; a test that failed first leaves it to end alone.
+    done.catch(() => undefined);
     return { events, done };
   };
 
@@ -178,10 +180,15 @@ describe('pod and node watches in protobuf', () => {
     await json.request('delete pod', 'DELETE', `${podsPath}/full`, {
       query: { gracePeriodSeconds: 0 },
     });
-    await json.request('release pod', 'PATCH', `${podsPath}/full`, {
-      contentType: 'application/merge-patch+json',
-      body: JSON.stringify({ metadata: { finalizers: null } }),
-    });
+    // KWOK releases a deleted pod it runs itself; else this does.
+    await json
+      .request('release pod', 'PATCH', `${podsPath}/full`, {
+        contentType: 'application/merge-patch+json',
+        body: JSON.stringify({ metadata: { finalizers: null } }),
+      })
+      .catch((e: unknown) => {
+        if (!isApiError(e, ApiErrorReason.NotFound)) throw e;
+      });
     await json.request('delete pod', 'DELETE', `${podsPath}/pending`, {
       query: { gracePeriodSeconds: 0 },
     });
@@ -273,50 +280,44 @@ describe('pod and node watches in protobuf', () => {
     expect(asProtobuf.events[0]?.object.status).toBeUndefined();
   });
 
-  it.each([
-    [
-      'a version long compacted away (an in-stream ERROR: 410)',
-      '1',
-      `app=${APP}`,
-    ],
-    ['a malformed selector (the answer itself: 400)', undefined, 'app in ('],
-  ])(
-    'fails a watch from %s as the JSON watch fails it',
-    async (_, version, selector) => {
-      // Prepare
-      const from = version ?? (await currentVersion());
-      const fail = (http: KubeHttp, schema?: MessageSchema) =>
-        drain(
-          http.watch<Pod>(
-            'watch pods',
-            podsPath,
-            {
-              resourceVersion: from,
-              labelSelector: selector,
-              timeoutSeconds: 10,
-            },
-            undefined,
-            schema
-          )
-        ).then(
-          () => undefined,
-          (e: unknown) => e
-        );
-      // Act
-      const [fromJson, fromProtobuf] = await Promise.all([
-        fail(jsonWatch),
-        fail(protobufWatch, POD),
-      ]);
-      // Assess
-      expect(fromJson).toBeInstanceOf(KubeApiError);
-      const what = (e: unknown) => {
-        const error = e as KubeApiError;
-        return [error.statusCode, error.reason, error.causes, error.message];
-      };
-      expect(what(fromProtobuf)).toEqual(what(fromJson));
-      expect(mustRelist(fromProtobuf)).toBe(version !== undefined);
-    }
-  );
+  // (A 410 is not provoked here: the API server serves an old version from
+  // etcd when its watch cache no longer has it, and etcd is not compacted;
+  // the unit tests and the fault proxy's test read protobuf 410s.)
+  it('fails a watch with a malformed selector (the answer itself: 400) as the JSON watch fails it', async () => {
+    // Prepare
+    const selector = 'app in (';
+    const from = await currentVersion();
+    const fail = (http: KubeHttp, schema?: MessageSchema) =>
+      drain(
+        http.watch<Pod>(
+          'watch pods',
+          podsPath,
+          {
+            resourceVersion: from,
+            labelSelector: selector,
+            timeoutSeconds: 10,
+          },
+          undefined,
+          schema
+        )
+      ).then(
+        () => undefined,
+        (e: unknown) => e
+      );
+    // Act
+    const [fromJson, fromProtobuf] = await Promise.all([
+      fail(jsonWatch),
+      fail(protobufWatch, POD),
+    ]);
+    // Assess
+    expect(fromJson).toBeInstanceOf(KubeApiError);
+    const what = (e: unknown) => {
+      const error = e as KubeApiError;
+      return [error.statusCode, error.reason, error.causes, error.message];
+    };
+    expect(what(fromProtobuf)).toEqual(what(fromJson));
+    expect((fromProtobuf as KubeApiError).statusCode).toBe(400);
+  });
 });
 
 const drain = async (events: AsyncIterable<unknown>) => {

@@ -164,7 +164,11 @@ export class ServerlessStack {
       ownership: this.#o.ownership ?? 'apps/v1',
       bridgeMode: this.#o.bridgeMode ?? 'watch',
     });
-    const logger = new PowertoolsLogger({ logLevel: 'SILENT' });
+    // The handlers' own lines (a failed record, a timer's outcome) go to
+    // stdout when DSR_HANDLER_LOG_LEVEL is set (e.g. DEBUG for a replay).
+    const logger = new PowertoolsLogger({
+      logLevel: (process.env.DSR_HANDLER_LOG_LEVEL ?? 'SILENT') as 'SILENT',
+    });
     const metrics = new Metrics({ namespace: 'Test', serviceName: 'it' });
     this.reconcilePoller = await EsmPoller.start({
       client: this.queues.client,

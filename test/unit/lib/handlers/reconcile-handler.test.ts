@@ -184,4 +184,34 @@ describe('createReconcileHandler', () => {
     });
     expect(synced).toEqual([]);
   });
+
+  it('logs a record that failed, with its error: it is delivered again', async () => {
+    // Prepare
+    const reconciler = {
+      forBatch: () => async () => {
+        throw new Error('DynamoDB is down');
+      },
+    } as unknown as Reconciler;
+    const { logger, metrics } = silent();
+    const warned: unknown[][] = [];
+    logger.warn = ((...args: unknown[]) => {
+      warned.push(args);
+    }) as Logger['warn'];
+    const handler = createReconcileHandler({
+      reconciler,
+      leases: new FakeLeases(),
+      logger,
+      metrics,
+    });
+    // Act
+    const out = await handler(event, lambdaContext({ timeoutMs: 60_000 }));
+    // Assess
+    expect(out).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }] });
+    expect(warned).toEqual([
+      [
+        'record failed; it is delivered again',
+        { messageId: 'm1', error: 'DynamoDB is down' },
+      ],
+    ]);
+  });
 });
