@@ -6,6 +6,7 @@
  * record for redelivery.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { parseTimerMessage } from '../policy/timer-message.js';
 import { type FireTimerDeps, fireTimer } from '../timers/fire-timers.js';
 import { createSqsBatchHandler } from './sqs-batch-handler.js';
 
@@ -20,6 +21,14 @@ export const createRequeueHandler = (o: {
     handlerFor: () => async (record) => {
       const redelivered = Number(record.attributes.ApproximateReceiveCount) > 1;
       const outcome = await fireTimer(record.body, o.timers, redelivered);
-      o.logger.debug('timer handled', { messageId: record.messageId, outcome });
+      // Parsed again only for the line (fireTimer has parsed it already).
+      const { key, dueAtMs } = parseTimerMessage(record.body);
+      o.logger.debug('timer handled', {
+        messageId: record.messageId,
+        key,
+        dueAtMs,
+        redelivered,
+        outcome,
+      });
     },
   });

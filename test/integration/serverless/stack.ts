@@ -37,6 +37,50 @@ import {
   type SqsTestQueues,
 } from '../../helpers/sqs-queues.js';
 
+/**
+ * The reconcile and requeue handlers' own lines — a record that failed and
+ * is delivered again, a timer's outcome — in the stack's log beside the
+ * wiring's, so a campaign run's timeline shows them (seed 180457 left no
+ * trace of either). Powertools writes each line as JSON to its console.
+ */
+const handlerLogger = (sink: FakeLogger): PowertoolsLogger => {
+  const logger = new PowertoolsLogger({ logLevel: 'DEBUG' });
+  const write = (text: string) => {
+    const {
+      level,
+      message,
+      function_name,
+      timestamp: _t,
+      service: _s,
+      cold_start: _c,
+      function_arn: _a,
+      function_memory_size: _m,
+      function_request_id: _r,
+      sampling_rate: _sr,
+      xray_trace_id: _x,
+      ...rest
+    } = JSON.parse(text) as Record<string, string>;
+    const fields = { function: function_name, ...rest };
+    const to = (level ?? '').toLowerCase();
+    const method =
+      to === 'critical'
+        ? 'error'
+        : to === 'warn' || to === 'error' || to === 'info'
+          ? to
+          : 'debug';
+    sink[method](message ?? '', fields);
+  };
+  (logger as unknown as { console: Record<string, unknown> }).console = {
+    log: write,
+    debug: write,
+    info: write,
+    warn: write,
+    error: write,
+    trace: write,
+  };
+  return logger;
+};
+
 /** Visibility of the test queues: a crashed invocation's batch returns soon. */
 const VISIBILITY_SECONDS = 6;
 /** Below the visibility timeout, as Lambda demands. */
@@ -164,11 +208,9 @@ export class ServerlessStack {
       ownership: this.#o.ownership ?? 'apps/v1',
       bridgeMode: this.#o.bridgeMode ?? 'watch',
     });
-    // The handlers' own lines (a failed record, a timer's outcome) go to
-    // stdout when DSR_HANDLER_LOG_LEVEL is set (e.g. DEBUG for a replay).
-    const logger = new PowertoolsLogger({
-      logLevel: (process.env.DSR_HANDLER_LOG_LEVEL ?? 'SILENT') as 'SILENT',
-    });
+    // One each: a Powertools logger carries its invocation's context.
+    const logger = handlerLogger(this.logger);
+    const requeueLogger = handlerLogger(this.logger);
     const metrics = new Metrics({ namespace: 'Test', serviceName: 'it' });
     this.reconcilePoller = await EsmPoller.start({
       client: this.queues.client,
@@ -192,7 +234,7 @@ export class ServerlessStack {
       client: this.queues.client,
       queueUrl: this.queues.delay.url,
       handler: this.#hosted('requeue', (w) =>
-        createRequeueHandler({ timers: w.timers, logger })
+        createRequeueHandler({ timers: w.timers, logger: requeueLogger })
       ),
       functionTimeoutMs:
         this.#o.timing?.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS,
