@@ -7,7 +7,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { parseTimerMessage } from '../policy/timer-message.js';
-import { type FireTimerDeps, fireTimer } from '../timers/fire-timers.js';
+import { type FireTimerDeps, fireParsedTimer } from '../timers/fire-timers.js';
 import { createSqsBatchHandler } from './sqs-batch-handler.js';
 
 /** Returns the middy handler of the requeue function. */
@@ -20,9 +20,9 @@ export const createRequeueHandler = (o: {
     dropMessage: 'dropping timer message',
     handlerFor: () => async (record) => {
       const redelivered = Number(record.attributes.ApproximateReceiveCount) > 1;
-      const outcome = await fireTimer(record.body, o.timers, redelivered);
-      // Parsed again only for the line (fireTimer has parsed it already).
-      const { key, dueAtMs } = parseTimerMessage(record.body);
+      const timer = parseTimerMessage(record.body);
+      const outcome = await fireParsedTimer(timer, o.timers, redelivered);
+      const { key, dueAtMs } = timer;
       o.logger.debug('timer handled', {
         messageId: record.messageId,
         key,

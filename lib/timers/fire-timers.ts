@@ -29,6 +29,7 @@ import {
   formatTimerMessage,
   parseTimerMessage,
   TIMER_SLACK_MS,
+  type TimerMessage,
 } from '../policy/timer-message.js';
 import type {
   Clock,
@@ -67,8 +68,15 @@ export const fireTimer = async (
   body: string,
   deps: FireTimerDeps,
   redelivered = false
+): Promise<TimerOutcome> =>
+  fireParsedTimer(parseTimerMessage(body), deps, redelivered);
+
+/** fireTimer for a message already parsed (the caller logs its fields). */
+export const fireParsedTimer = async (
+  timer: TimerMessage,
+  deps: FireTimerDeps,
+  redelivered = false
 ): Promise<TimerOutcome> => {
-  const timer = parseTimerMessage(body);
   // Checked first, so a replaced timer also stops being chained: a
   // superseded 1-hour timer costs one message, not four.
   const armed = await deps.marks.armedTimer(timer.key);

@@ -64,3 +64,28 @@ export const toSqsRecord = (m: Message, queueArn: string): SQSRecord => {
     awsRegion: regionOfArn(queueArn),
   };
 };
+
+/** Returns a record as a test writes it: `body`, received `receiveCount` times. */
+export const sqsRecord = (
+  messageId: string,
+  body: string,
+  {
+    receiveCount = 1,
+    queueArn = 'arn:aws:sqs:us-east-1:000000000000:work.fifo',
+  } = {}
+): SQSRecord => ({
+  messageId,
+  receiptHandle: `r-${messageId}`,
+  body,
+  attributes: {
+    ApproximateReceiveCount: String(receiveCount),
+    SentTimestamp: '0',
+    SenderId: 's',
+    ApproximateFirstReceiveTimestamp: '0',
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: queueArn,
+  awsRegion: regionOfArn(queueArn),
+});

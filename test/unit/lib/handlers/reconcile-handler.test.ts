@@ -12,23 +12,10 @@ import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
 import type { MessageLeases, ReceivedMessage } from '#lib/ports/index.js';
 import type { QueuedKey, Reconciler } from '#lib/worker/reconciler.js';
 import { lambdaContext } from '../../../helpers/lambda-context.js';
+import { sqsRecord } from '../../../helpers/sqs-record.js';
 
-const record = (messageId: string, body: string): SQSRecord => ({
-  messageId,
-  receiptHandle: `r-${messageId}`,
-  body,
-  attributes: {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: '0',
-    SenderId: 's',
-    ApproximateFirstReceiveTimestamp: '0',
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:work.fifo',
-  awsRegion: 'us-east-1',
-});
+const record = (messageId: string, body: string): SQSRecord =>
+  sqsRecord(messageId, body);
 
 const event: SQSEvent = { Records: [record('m1', 'c1/default/agent')] };
 
