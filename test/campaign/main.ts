@@ -2,6 +2,9 @@
  * The fault campaign, outside the test suite (npm run campaign -- …):
  *
  *   --runs N            runs (default 10); seeds seed … seed + N - 1
+ *   --repeat R          run each seed R times (default 1): the plan is the
+ *                       same, the timing not, so a timing-bound violation
+ *                       can be met again with the current log lines
  *   --seed S            the first seed (default: from the clock, printed)
  *   --nodes K           nodes per run (default 5)
  *   --daemon-sets D     DaemonSets per run (default 2)
@@ -45,6 +48,7 @@ import { runCampaign, type ShrunkRun } from './run-campaign.js';
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
+    repeat: { type: 'string', default: '1' },
     seed: { type: 'string' },
     nodes: { type: 'string', default: '5' },
     'daemon-sets': { type: 'string', default: '2' },
@@ -184,6 +188,7 @@ try {
     beds,
     {
       runs: count('runs'),
+      repeat: Math.max(1, count('repeat')),
       seed,
       nodes: count('nodes'),
       daemonSets: count('daemon-sets'),

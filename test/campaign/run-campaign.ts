@@ -17,6 +17,8 @@ export interface CampaignOptions
   extends Omit<RunOptions, 'seed' | 'plan' | 'actions' | 'faultFree'> {
   runs: number;
   seed: number;
+  /** Runs of each seed (default 1); `runs` counts seeds. */
+  repeat?: number;
   /**
    * Fault-free runs per test bed first, not counted: the first runs of a
    * fresh process run cold (Node's JIT, DynamoDB Local's JVM), and ten of
@@ -110,12 +112,13 @@ export const runCampaign = async (
     }
   }
   let next = 0;
+  const repeat = o.repeat ?? 1;
   const worker = async (bed: CampaignBed) => {
     const stop = () =>
       o.stopAtViolation === true &&
       results.some((r) => r.violations.length > 0);
-    while (next < o.runs && Date.now() < deadline && !stop()) {
-      const seed = o.seed + next++;
+    while (next < o.runs * repeat && Date.now() < deadline && !stop()) {
+      const seed = o.seed + Math.floor(next++ / repeat);
       const result = await runCampaignRun(bed, { ...o, seed });
       if (o.costFactor !== undefined && result.error === undefined) {
         const baseline = await runCampaignRun(bed, {
