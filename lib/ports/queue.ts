@@ -130,6 +130,11 @@ export interface ArmedTimer {
   dueAtMs: number;
   /** When it was armed, until its message is confirmed sent. */
   unsentSinceMs?: number;
+  /**
+   * Its message could not be sent (`abandonTimer`; it stays unsent): it
+   * blocks no later timer and supersedes none it replaced.
+   */
+  abandoned?: true;
 }
 
 /**
@@ -170,12 +175,20 @@ export interface WorkQueueMarks {
   armTimer(key: string, dueAtMs: number): Promise<string | undefined>;
   /** Records that the message of timer `token` was sent. */
   confirmTimer(key: string, token: string): Promise<void>;
-  /** Returns whether `token` is still the key's armed timer. */
+  /** Returns whether `token` is still the key's armed, unabandoned timer. */
   isTimerArmed(key: string, token: string): Promise<boolean>;
-  /** Returns the key's armed timer, if any. */
+  /** Returns the key's armed timer, if any (abandoned ones too). */
   armedTimer(key: string): Promise<ArmedTimer | undefined>;
-  /** Disarms the timer if `token` is still the armed one. */
+  /** Disarms the timer if `token` is still the armed one (it fired). */
   disarmTimer(key: string, token: string): Promise<void>;
+  /**
+   * Abandons the timer if `token` is still the armed one: its message could
+   * not be sent. Unlike a disarmed timer it stays on record, so the
+   * messages of timers it replaced still fire (a missing timer reads as
+   * "fired or replaced", and would drop them: campaign seed 180457), and it
+   * blocks no later timer.
+   */
+  abandonTimer(key: string, token: string): Promise<void>;
 }
 
 /** Sends timer messages with a delay (the SQS delay queue in production). */

@@ -13,9 +13,11 @@
  * Assumptions / Invariants:
  * - A timer message is `{"key","dueAtMs","token"}`; `token` names the armed
  *   timer in WorkQueueMarks. A message whose timer was replaced by one due no
- *   later is dropped (that one fires); one replaced by a later timer (its
- *   own looked unsent: it was armed long ago and never confirmed) still
- *   fires, so a replacement never postpones a wake-up.
+ *   later and confirmed sent is dropped (that one fires); one replaced by a
+ *   later timer (its own looked unsent: it was armed long ago and never
+ *   confirmed), or by one whose message is not known to be out (abandoned
+ *   after a failed send, or its sender died), still fires, so a replacement
+ *   never postpones or loses a wake-up.
  * - Delays beyond 900 s are chained: a message delivered while its due time
  *   is still more than TIMER_SLACK_MS away is sent again with the rest.
  * - Delivery is at least once: firing adds the key before it disarms the
@@ -80,9 +82,13 @@ export const fireParsedTimer = async (
   // Checked first, so a replaced timer also stops being chained: a
   // superseded 1-hour timer costs one message, not four.
   const armed = await deps.marks.armedTimer(timer.key);
+  // Only a replacement whose message is out supersedes: one unsent may
+  // never be sent (its sender failed or died; seed 180457).
   const superseded =
     armed === undefined ||
-    (armed.token !== timer.token && armed.dueAtMs <= timer.dueAtMs);
+    (armed.token !== timer.token &&
+      armed.dueAtMs <= timer.dueAtMs &&
+      armed.unsentSinceMs === undefined);
   const remainingMs = timer.dueAtMs - deps.clock.now();
   const due = remainingMs <= TIMER_SLACK_MS;
   // A due timer delivered again adds its key even when superseded: its

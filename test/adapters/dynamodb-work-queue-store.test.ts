@@ -15,6 +15,7 @@ import {
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
 import { UNSENT_TIMER_MS } from '#lib/policy/timer-message.js';
+import { abandonedTimerContract } from '#test/helpers/abandoned-timer-contract.js';
 import {
   createTestTable,
   readItem,
@@ -407,6 +408,10 @@ describe('DynamoWorkQueueStore', () => {
 
   describe('unsent marks (a sender that died between mark and send)', () => {
     unsentMarksContract(newStore, newKey);
+  });
+
+  describe('abandoned timers (a timer whose message could not be sent)', () => {
+    abandonedTimerContract(newStore, newKey);
   });
 
   describe('an SDK retry after a committed write (its response lost)', () => {

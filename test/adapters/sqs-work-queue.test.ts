@@ -508,7 +508,24 @@ describe('SqsWorkQueue', () => {
       expect(await marks.isTimerArmed(KEY, token ?? '')).toBe(true);
     });
 
-    it('disarms the timer and throws when the delay queue refuses the timer', async () => {
+    it('converges-after-faults: an addAfter whose timer send fails leaves the timer it replaced to fire (campaign seed 180457: a duplicate delivery requeued the key past an open breaker, replacing the pending timer due within the second; its send failed, the failed attempt was not delivered again, and the replaced timer found no timer and was dropped)', async () => {
+      // Prepare: the pending timer, sent, due in 1.5 s.
+      await startForwarder();
+      await queue.addAfter(KEY, 1_500);
+      // Due within the second: a later timer replaces it (STALE_TIMER_MS).
+      await new Promise((r) => setTimeout(r, 600));
+      const broken = newQueue({
+        delayQueueUrl: queues.delay.url.replace('-delay', '-gone'),
+      });
+      // Act
+      const error = await broken.addAfter(KEY, 1_000).catch((e: unknown) => e);
+      // Assess: the first timer's message still adds the key.
+      expect(error).toBeInstanceOf(SqsQueueError);
+      await vi.waitFor(() => expect(outcomes).toEqual(['fired']), WAIT);
+      expect((await workMessages()).map((m) => m.Body)).toEqual([KEY]);
+    });
+
+    it('abandons the timer and throws when the delay queue refuses the timer', async () => {
       // Prepare
       const broken = newQueue({
         delayQueueUrl: queues.delay.url.replace('-delay', '-gone'),

@@ -39,7 +39,6 @@ import {
   type Item,
   num,
   readNumber,
-  readString,
   str,
   updateExistingItem,
   updateLiveItem,
@@ -48,9 +47,11 @@ import { DynamoStore } from './dynamo-store.js';
 import { SEEN_ATTRIBUTE, seenVersionsOf } from './seen-versions-item.js';
 import { KeyPrefix, partitionKey, toEpochSeconds } from './table-schema.js';
 import {
+  armedTimerOf,
   HAS_NO_EARLIER_TIMER,
   HAS_NO_FRESH_MARK,
   markOf,
+  TIMER_ATTRIBUTES,
 } from './work-queue-conditions.js';
 
 /** Work-queue bookkeeping kept in DynamoDB, one item per key. */
@@ -195,9 +196,10 @@ export class DynamoWorkQueueStore
       now,
       {
         update:
-          'SET #timerToken = :token, #timerDueAtMs = :dueAtMs, #timerUnsentSinceMs = :now, #expiresAt = :expiresAt',
+          'SET #timerToken = :token, #timerDueAtMs = :dueAtMs, #timerUnsentSinceMs = :now, #expiresAt = :expiresAt REMOVE #timerAbandoned',
         condition: HAS_NO_EARLIER_TIMER,
         values: {
+          ':true': bool(true),
           ':token': str(token),
           ':dueAtMs': num(dueAtMs),
           ':now': num(now),
@@ -213,18 +215,12 @@ export class DynamoWorkQueueStore
   }
 
   async isTimerArmed(key: string, token: string): Promise<boolean> {
-    return (await this.armedTimer(key))?.token === token;
+    const timer = await this.armedTimer(key);
+    return timer?.token === token && timer.abandoned === undefined;
   }
 
   async armedTimer(key: string): Promise<ArmedTimer | undefined> {
-    const item = await this.#read('armedTimer', key);
-    const token = readString(item, 'timerToken');
-    const dueAtMs = readNumber(item, 'timerDueAtMs');
-    const unsentSinceMs = readNumber(item, 'timerUnsentSinceMs');
-    if (token === undefined || dueAtMs === undefined) return undefined;
-    return unsentSinceMs === undefined
-      ? { token, dueAtMs }
-      : { token, dueAtMs, unsentSinceMs };
+    return armedTimerOf(await this.#read('armedTimer', key));
   }
 
   #read(operation: string, key: string): Promise<Item | undefined> {
@@ -241,9 +237,17 @@ export class DynamoWorkQueueStore
 
   async disarmTimer(key: string, token: string): Promise<void> {
     await this.#updateExisting('disarmTimer', key, {
-      update: 'REMOVE #timerToken, #timerDueAtMs, #timerUnsentSinceMs',
+      update: `REMOVE ${TIMER_ATTRIBUTES}`,
       condition: '#timerToken = :token',
       values: { ':token': str(token) },
+    });
+  }
+
+  async abandonTimer(key: string, token: string): Promise<void> {
+    await this.#updateExisting('abandonTimer', key, {
+      update: 'SET #timerAbandoned = :true',
+      condition: '#timerToken = :token',
+      values: { ':token': str(token), ':true': bool(true) },
     });
   }
 

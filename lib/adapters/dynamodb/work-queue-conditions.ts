@@ -6,10 +6,11 @@
  * message is confirmed sent), seenPods / seenNodes (N: the highest
  * resourceVersion an add saw, only ever raised), failures (N), timerToken
  * (S) + timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed
- * sent), expiresAt. Each conditional write carries its own id, so the SDK's
+ * sent; + timerAbandoned (BOOL) once it could not be sent), expiresAt. Each conditional write carries its own id, so the SDK's
  * retry of a write that committed is recognised as the same write.
  */
 import type { DirtyMark } from '../../policy/dirty-mark.js';
+import type { ArmedTimer } from '../../ports/index.js';
 import { type Item, readNumber, readString } from './dynamo-call.js';
 
 /** Reads the dirty mark of a `q#<key>` item. */
@@ -32,8 +33,29 @@ export const HAS_NO_FRESH_MARK =
 
 /**
  * No timer that fires no later than the new one and is not stale, nor one
- * armed long ago whose message was never confirmed sent — or the timer is
- * this very call's (an SDK retry after a lost response).
+ * armed long ago whose message was never confirmed sent, nor an abandoned
+ * one — or the timer is this very call's (an SDK retry after a lost
+ * response).
  */
 export const HAS_NO_EARLIER_TIMER =
-  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerToken = :token';
+  'attribute_not_exists(#timerToken) OR #timerDueAtMs > :dueAtMs OR #timerDueAtMs < :staleTimer OR #timerUnsentSinceMs < :staleUnsent OR #timerAbandoned = :true OR #timerToken = :token';
+
+/** Every attribute of a `q#<key>` item's timer (a disarm removes them). */
+export const TIMER_ATTRIBUTES =
+  '#timerToken, #timerDueAtMs, #timerUnsentSinceMs, #timerAbandoned';
+
+/** Reads the armed timer of a `q#<key>` item, if it has one. */
+export const armedTimerOf = (
+  item: Item | undefined
+): ArmedTimer | undefined => {
+  const token = readString(item, 'timerToken');
+  const dueAtMs = readNumber(item, 'timerDueAtMs');
+  const unsentSinceMs = readNumber(item, 'timerUnsentSinceMs');
+  if (token === undefined || dueAtMs === undefined) return undefined;
+  return {
+    token,
+    dueAtMs,
+    ...(unsentSinceMs === undefined ? {} : { unsentSinceMs }),
+    ...(item?.timerAbandoned?.BOOL === true ? { abandoned: true } : {}),
+  };
+};

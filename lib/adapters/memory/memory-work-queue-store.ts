@@ -49,7 +49,7 @@ interface QueueEntry {
   readLatest?: boolean;
   seen: SeenRecord;
   /** `unsentSinceMs`: armed, its message not yet confirmed sent. */
-  timer?: { token: string; dueAtMs: number; unsentSinceMs?: number };
+  timer?: ArmedTimer;
   expiresAtMs: number;
 }
 
@@ -167,6 +167,7 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
     const armed = entry.timer;
     if (
       armed !== undefined &&
+      armed.abandoned === undefined &&
       armed.dueAtMs <= dueAtMs &&
       armed.dueAtMs >= now - STALE_TIMER_MS &&
       !(
@@ -187,7 +188,8 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
 
   /** Returns whether `token` is the key's armed timer. */
   async isTimerArmed(key: string, token: string): Promise<boolean> {
-    return this.#live(key, this.#clock.now())?.timer?.token === token;
+    const timer = this.#live(key, this.#clock.now())?.timer;
+    return timer?.token === token && timer.abandoned === undefined;
   }
 
   /** Returns the key's armed timer, if any. */
@@ -206,6 +208,12 @@ export class MemoryWorkQueueStore implements WorkQueueLedger, WorkQueueMarks {
   async disarmTimer(key: string, token: string): Promise<void> {
     const entry = this.#entries.get(key);
     if (entry?.timer?.token === token) delete entry.timer;
+  }
+
+  /** Abandons the timer if `token` is still the armed one (see the port). */
+  async abandonTimer(key: string, token: string): Promise<void> {
+    const timer = this.#entries.get(key)?.timer;
+    if (timer?.token === token) timer.abandoned = true;
   }
 
   /** Returns the entry unless it expired (an expired one is dropped). */

@@ -7,8 +7,8 @@
  * armed a timer and was killed before the send; its redelivered message
  * asked for the same time, was refused by that timer, and the key was never
  * woken. So the add waits for the timer's fate: sent — it fires no later,
- * nothing to send; replaced, fired, due, or unsent for UNSENT_TIMER_MS —
- * the add arms its own. A slow sender's message then fires as well
+ * nothing to send; replaced, fired, abandoned, due, or unsent for
+ * UNSENT_TIMER_MS — the add arms its own. A slow sender's message then fires as well
  * (fire-timers.ts lets a timer replaced by a later one fire): one extra
  * sync, never a lost one.
  */
@@ -44,8 +44,15 @@ export const armForSend = async (
       );
     }
     const blocking = await marks.armedTimer(key);
-    // Gone or replaced by a later timer since the refusal: arm again now.
-    if (blocking === undefined || blocking.dueAtMs > dueAtMs) continue;
+    // Gone, abandoned or replaced by a later timer since the refusal: arm
+    // again now.
+    if (
+      blocking === undefined ||
+      blocking.abandoned === true ||
+      blocking.dueAtMs > dueAtMs
+    ) {
+      continue;
+    }
     if (blocking.unsentSinceMs === undefined) return undefined;
     const fate = await awaitFate(() => timerFate(marks, clock, key, blocking));
     if (fate === 'sent') return undefined;
@@ -64,7 +71,7 @@ const timerFate = async (
   waitedOn: ArmedTimer
 ): Promise<'sent' | 'gone' | 'pending'> => {
   const timer = await marks.armedTimer(key);
-  if (timer?.token !== waitedOn.token) return 'gone';
+  if (timer?.token !== waitedOn.token || timer.abandoned) return 'gone';
   if (timer.unsentSinceMs === undefined) return 'sent';
   const now = clock.now();
   // Unsent too long, or due within the slack: a timer armed now replaces it

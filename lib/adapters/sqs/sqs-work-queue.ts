@@ -212,12 +212,13 @@ export class SqsWorkQueue implements WorkQueue {
       );
     } catch (e) {
       // An armed timer without a message would swallow every later
-      // addAfter of the key; the caller's retry arms it anew.
+      // addAfter of the key, and a disarmed one would drop the message of
+      // the timer it replaced (seed 180457); the caller's retry arms anew.
       try {
-        await this.#marks.disarmTimer(key, token);
-      } catch (disarmError) {
+        await this.#marks.abandonTimer(key, token);
+      } catch (abandonError) {
         throw new AggregateError(
-          [toError(e), toError(disarmError)],
+          [toError(e), toError(abandonError)],
           `send a timer for ${key} failed and its timer stayed armed`
         );
       }

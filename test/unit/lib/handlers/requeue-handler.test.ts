@@ -68,7 +68,11 @@ describe('createRequeueHandler', () => {
     const dueAtMs = clock.now() + inMs;
     const token = await marks.armTimer(KEY, dueAtMs);
     if (token === undefined) throw new Error('timer not armed');
-    return { body: formatTimerMessage({ key: KEY, dueAtMs, token }), dueAtMs };
+    return {
+      body: formatTimerMessage({ key: KEY, dueAtMs, token }),
+      dueAtMs,
+      token,
+    };
   };
 
   const run = (records: SQSRecord[]) =>
@@ -130,7 +134,8 @@ describe('createRequeueHandler', () => {
   it('drops a due timer an earlier one replaced, unless it is delivered again', async () => {
     // Prepare: the earlier timer replaced this one and fires on its own.
     const replaced = await armedBody(5_000);
-    await armedBody(2_000);
+    const earlier = await armedBody(2_000);
+    await marks.confirmTimer(KEY, earlier.token);
     clock.step(5_000);
     // Act
     const first = await run([record('m1', replaced.body)]);

@@ -96,6 +96,31 @@ describe('fireTimer', () => {
     expect(workQueue.added).toEqual([KEY]);
   });
 
+  it('converges-after-faults: fires a timer whose earlier replacement was abandoned, its message never sent (campaign seed 180457)', async () => {
+    // Prepare: replaced by an earlier timer whose send then failed.
+    const { body } = await arm(5_000);
+    const replacement = await marks.armTimer(KEY, clock.now() + 1_000);
+    await marks.abandonTimer(KEY, replacement ?? '');
+    clock.step(5_000);
+    // Act
+    const outcome = await fireTimer(body, deps);
+    // Assess
+    expect(outcome).toBe('fired');
+    expect(workQueue.added).toEqual([KEY]);
+  });
+
+  it('fires a timer replaced by an earlier one whose message is not confirmed sent (its sender may have died or failed before abandoning it)', async () => {
+    // Prepare
+    const { body } = await arm(5_000);
+    await marks.armTimer(KEY, clock.now() + 1_000);
+    clock.step(5_000);
+    // Act
+    const outcome = await fireTimer(body, deps);
+    // Assess
+    expect(outcome).toBe('fired');
+    expect(workQueue.added).toEqual([KEY]);
+  });
+
   it("converges-after-faults: adds the key of a due timer delivered again even when it was superseded, as its first attempt may have died holding the key's mark unsent (campaign seed 1017)", async () => {
     // Prepare: the timer's first attempt died after marking the key; the
     // timer that replaced it fired (its add swallowed by that mark) and
@@ -156,9 +181,10 @@ describe('fireTimer', () => {
   });
 
   it('drops a timer that an earlier one replaced, also before it is due', async () => {
-    // Prepare
+    // Prepare: the earlier one's message is out.
     const { body: later } = await arm(60_000);
-    await arm(5_000);
+    const { token } = await arm(5_000);
+    await marks.confirmTimer(KEY, token);
     // Act
     const early = await fireTimer(later, deps);
     clock.step(60_000);

@@ -6,6 +6,7 @@ import {
 } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
 import { UNSENT_TIMER_MS } from '#lib/policy/timer-message.js';
+import { abandonedTimerContract } from '#test/helpers/abandoned-timer-contract.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 import { seenVersionsContract } from '#test/helpers/seen-versions-contract.js';
 import { unsentMarksContract } from '#test/helpers/unsent-marks-contract.js';
@@ -29,6 +30,11 @@ describe('MemoryWorkQueueStore', () => {
   describe('unsent marks (a sender that died between mark and send)', () => {
     let keys = 0;
     unsentMarksContract(newStore, () => `c1/default/unsent-${++keys}`);
+  });
+
+  describe('abandoned timers (a timer whose message could not be sent)', () => {
+    let keys = 0;
+    abandonedTimerContract(newStore, () => `c1/default/abandoned-${++keys}`);
   });
 
   describe('dirty marks', () => {
