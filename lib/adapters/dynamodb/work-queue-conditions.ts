@@ -6,8 +6,9 @@
  * message is confirmed sent), seenPods / seenNodes (N: the highest
  * resourceVersion an add saw, only ever raised), failures (N), timerToken
  * (S) + timerDueAtMs (+ timerUnsentSinceMs until its message is confirmed
- * sent; + timerAbandoned (BOOL) once it could not be sent), expiresAt. Each conditional write carries its own id, so the SDK's
- * retry of a write that committed is recognised as the same write.
+ * sent; + timerAbandoned (BOOL) once it could not be sent), expiresAt. Each
+ * conditional write carries its own id, so the SDK's retry of a write that
+ * committed is recognised as the same write.
  */
 import type { DirtyMark } from '../../policy/dirty-mark.js';
 import type { ArmedTimer } from '../../ports/index.js';

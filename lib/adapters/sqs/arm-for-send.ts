@@ -8,9 +8,9 @@
  * asked for the same time, was refused by that timer, and the key was never
  * woken. So the add waits for the timer's fate: sent — it fires no later,
  * nothing to send; replaced, fired, abandoned, due, or unsent for
- * UNSENT_TIMER_MS — the add arms its own. A slow sender's message then fires as well
- * (fire-timers.ts lets a timer replaced by a later one fire): one extra
- * sync, never a lost one.
+ * UNSENT_TIMER_MS — the add arms its own. A slow sender's message then
+ * fires as well (fire-timers.ts lets a timer replaced by a later one, or
+ * by one not confirmed sent, fire): one extra sync, never a lost one.
  */
 import { ReconcilerError } from '../../errors.js';
 import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from '../../policy/timer-message.js';
