@@ -14,6 +14,7 @@ import { CountingProxy } from '../bench/counting-proxy.js';
 import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
 import { ActiveFaults } from './active-faults.js';
+import { dynamodbCallKinds } from './dynamodb-call-kinds.js';
 import { describePlan } from './fault-plan.js';
 import { onCluster, type RunCluster, setUpRunCluster } from './run-cluster.js';
 import {
@@ -264,6 +265,7 @@ const runPlanned = async (
       cost: {
         apiRequests: clusters.reduce((n, c) => n + c.api.counts.requests, 0),
         dynamodbCalls: dynamodb.calls.length,
+        dynamodbCallKinds: dynamodbCallKinds(dynamodb.calls),
         sqsCalls: sqs.calls.length,
         reconcileInvocations: stack.reconcilePoller.invocations.length,
       },

@@ -10,6 +10,8 @@ import {
   runCampaignRun,
 } from './campaign-run.js';
 import type { Violation } from './checker/invariant-checker.js';
+import { grownKinds } from './dynamodb-call-kinds.js';
+import type { RunCost } from './run-types.js';
 import { shrinkRun } from './shrink.js';
 
 /** What a campaign runs. */
@@ -48,6 +50,16 @@ export interface CampaignOptions
   costFactor?: number;
 }
 
+/** For DynamoDB, the kinds of call that grew most. */
+const grownDetail = (
+  what: keyof RunCost,
+  run: RunCost,
+  baseline: RunCost
+): string =>
+  what === 'dynamodbCalls'
+    ? `; grew most: ${grownKinds(run.dynamodbCallKinds, baseline.dynamodbCallKinds).join(', ')}`
+    : '';
+
 /** Returns the cost violations of `run` against its fault-free `baseline`. */
 export const costViolations = (
   run: RunResult,
@@ -62,7 +74,7 @@ export const costViolations = (
           {
             invariant: 'cost-within-factor' as const,
             atMs: Date.now(),
-            detail: `${what} ${run.cost[what]} is ${ratio.toFixed(1)}x the fault-free run's ${baseline.cost[what]} (limit ${factor}x)`,
+            detail: `${what} ${run.cost[what]} is ${ratio.toFixed(1)}x the fault-free run's ${baseline.cost[what]} (limit ${factor}x)${grownDetail(what, run.cost, baseline.cost)}`,
           },
         ];
   });

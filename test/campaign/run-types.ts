@@ -141,6 +141,8 @@ export const planted = (
 export interface RunCost {
   apiRequests: number;
   dynamodbCalls: number;
+  /** The DynamoDB calls by kind (dynamodb-call-kinds.ts). */
+  dynamodbCallKinds: Record<string, number>;
   sqsCalls: number;
   reconcileInvocations: number;
 }
@@ -242,6 +244,7 @@ export const harnessFailure = (
   cost: {
     apiRequests: 0,
     dynamodbCalls: 0,
+    dynamodbCallKinds: {},
     sqsCalls: 0,
     reconcileInvocations: 0,
   },

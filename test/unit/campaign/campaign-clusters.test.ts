@@ -124,6 +124,7 @@ describe('a run of three clusters, reported', () => {
       cost: {
         apiRequests: 1,
         dynamodbCalls: 1,
+        dynamodbCallKinds: {},
         sqsCalls: 1,
         reconcileInvocations: 1,
       },

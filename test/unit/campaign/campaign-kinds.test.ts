@@ -149,6 +149,7 @@ const result = (
   cost: {
     apiRequests: 1,
     dynamodbCalls: 1,
+    dynamodbCallKinds: {},
     sqsCalls: 1,
     reconcileInvocations: 1,
   },
