@@ -26,6 +26,7 @@ import {
   type Component,
   freePort,
   isRunning,
+  retryWhilePortTaken,
   startProcess,
   stopProcess,
   tailLog,
@@ -46,10 +47,7 @@ export interface ControlPlaneOptions {
   baseDir?: string;
   /** Keep the run directory after stop (logs for debugging). */
   keepWorkDir?: boolean;
-  /**
-   * Another cluster on a running control plane's etcd, under its own key
-   * prefix (the fleet bench: many API servers, one etcd).
-   */
+  /** Another cluster on a running control plane's etcd, under its own key prefix (fleet bench). */
   sharedEtcd?: { clientPort: number; prefix: string };
   /** Run the support controllers (GC, namespaces, pod GC); default: unless `sharedEtcd`. */
   supportControllers?: boolean;
@@ -73,7 +71,11 @@ export class ControlPlane {
   ) {}
 
   /** Starts every component and waits until the API server is ready. */
-  static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
+  static start(options: ControlPlaneOptions): Promise<ControlPlane> {
+    return retryWhilePortTaken(() => ControlPlane.#startOnce(options));
+  }
+
+  static async #startOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
     requireBinaries(options.binDir);
     const workDir = mkdtempSync(
       path.join(options.baseDir ?? tmpdir(), 'dsr-cp-')

@@ -91,7 +91,7 @@ export const tailLog = (c: Component, lines = 40): string => {
 };
 
 /** Returns a TCP port on 127.0.0.1 that was free a moment ago. */
-export const freePort = (): Promise<number> =>
+const anyFreePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -101,6 +101,49 @@ export const freePort = (): Promise<number> =>
       server.close(() => resolve(port));
     });
   });
+
+/**
+ * Returns `pick` made to hand out each port once in this process. A port
+ * stays free until the component told it binds it, so the kernel may offer
+ * it again meanwhile: etcd's client and peer ports once came out equal and
+ * the test bed failed to start (session 21's campaign).
+ */
+export const handingOutOnce =
+  (pick: () => Promise<number>, handedOut = new Set<number>()) =>
+  async (): Promise<number> => {
+    for (let attempt = 1; attempt <= 100; attempt++) {
+      const port = await pick();
+      if (!handedOut.has(port)) {
+        handedOut.add(port);
+        return port;
+      }
+    }
+    throw new Error('no free port left that was not handed out already');
+  };
+
+/** Returns a TCP port on 127.0.0.1, free a moment ago, not handed out before. */
+export const freePort = handingOutOnce(anyFreePort);
+
+/** How many times a start whose port was taken meanwhile is tried. */
+export const PORT_ATTEMPTS = 3;
+
+/**
+ * Runs `start` again while it fails because a port it was given was taken
+ * meanwhile (by another process: this one hands each port out once), up to
+ * PORT_ATTEMPTS times in all.
+ */
+export const retryWhilePortTaken = async <T>(
+  start: () => Promise<T>
+): Promise<T> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      const taken = String(e).includes('address already in use');
+      if (!taken || attempt >= PORT_ATTEMPTS) throw e;
+    }
+  }
+};
 
 /** Polls `check` until it returns a value, or throws after `timeoutMs`. */
 export const waitFor = async <T>(

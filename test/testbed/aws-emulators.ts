@@ -14,6 +14,7 @@ import {
   type Component,
   freePort,
   isRunning,
+  PORT_ATTEMPTS,
   startProcess,
   stopProcess,
   tailLog,
@@ -43,9 +44,6 @@ export interface AwsEmulators {
   sqsEndpoint: string;
   stop(): Promise<void>;
 }
-
-/** Tries per server: a port free a moment ago may be taken before it binds. */
-const PORT_ATTEMPTS = 3;
 
 /**
  * Whether `endpoint` answers as DynamoDB does: an unsigned call is refused
