@@ -22,7 +22,7 @@
  * ineligible within `slackMs` before, and the budget is the largest of the
  * specs and eligible-node counts in force within `slackMs`; with surge, a
  * node counts as served if another pod of the DaemonSet was available on it
- * within `slackMs`.
+ * within `slackMs`, as the controller reads availability.
  */
 import {
   type ClusterView,
@@ -141,9 +141,10 @@ export class UnavailabilityBudgetMonitor {
     const ds = before && view.ownerOf(before);
     const node = before && targetNode(before);
     if (!before || !ds || !node) return;
+    // The service that forgives a deletion, read as the controller reads it.
     const minReady = ds.spec.minReadySeconds ?? 0;
-    if (!isAvailableBy(before, minReady, atMs)) return;
-    if (after && isAvailableBy(after, minReady, atMs)) return;
+    if (!isAvailableBy(before, minReady, atMs, 'asController')) return;
+    if (after && isAvailableBy(after, minReady, atMs, 'asController')) return;
     this.#ended.set(before.metadata.uid, {
       dsUid: ds.metadata.uid,
       node,
@@ -218,21 +219,27 @@ export class UnavailabilityBudgetMonitor {
 
 /**
  * Returns whether a live pod was available (upstream IsPodAvailable) by
- * `atMs`: Ready, and Ready for longer than minReadySeconds. The Ready
- * transition time has second precision (truncated), so the pod may have
- * turned Ready up to a second after it; a missing time counts as long ago
- * only when minReadySeconds is 0, as upstream reads it.
+ * `atMs`: Ready, and Ready for longer than minReadySeconds. Read `surely`,
+ * the Ready transition time, with second precision (truncated), may be up
+ * to a second before the pod turned Ready; a missing time counts as long ago
+ * only when minReadySeconds is 0. Read `asController`, as upstream reads
+ * it: with minReadySeconds 0, Ready is enough, since any moment (seeds
+ * 220088, 220449: a new pod Ready for 90 ms, then failed by chaos, had
+ * served its node in the controller's view).
  */
 const isAvailableBy = (
   pod: Pod,
   minReadySeconds: number,
-  atMs: number
+  atMs: number,
+  reading: 'surely' | 'asController' = 'surely'
 ): boolean => {
   if (!isLive(pod) || !isReady(pod)) return false;
+  if (reading === 'asController' && minReadySeconds === 0) return true;
   const ready = pod.status?.conditions?.find((c) => c.type === 'Ready');
   const since = Date.parse(ready?.lastTransitionTime ?? '');
   if (Number.isNaN(since)) return minReadySeconds === 0;
-  return since + 1_000 + minReadySeconds * 1_000 <= atMs;
+  const truncated = reading === 'surely' ? 1_000 : 0;
+  return since + truncated + minReadySeconds * 1_000 <= atMs;
 };
 
 const breach = (

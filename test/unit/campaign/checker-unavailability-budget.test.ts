@@ -18,19 +18,36 @@ import {
 
 const SLACK_MS = 4_000;
 
-/** A surge rollout on one node: its old pod and its new one, both available. */
-const surgeOnOneNode = () => {
+/**
+ * A surge rollout on one node: its old pod and its new one, both Ready, the
+ * new one since `freshReadySince` (default: long before), with
+ * `minReadySeconds` (default 0).
+ */
+const surgeOnOneNode = ({
+  freshReadySince,
+  minReadySeconds,
+}: {
+  freshReadySince?: string;
+  minReadySeconds?: number;
+} = {}) => {
   const view = new ClusterView();
-  view.daemonSets.set(
-    'ds-1',
-    agentDaemonSet('ds-1', 'ds', 3, {
-      type: 'RollingUpdate',
-      rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' },
-    })
-  );
+  const ds = agentDaemonSet('ds-1', 'ds', 3, {
+    type: 'RollingUpdate',
+    rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' },
+  });
+  if (minReadySeconds !== undefined) ds.spec.minReadySeconds = minReadySeconds;
+  view.daemonSets.set('ds-1', ds);
   view.nodes.set('n-0', runNode('n-0'));
   const old = readyDaemonPod('ds-1-old', 'ds', 'ds-1', { uid: 'old' });
   const fresh = readyDaemonPod('ds-1-new', 'ds', 'ds-1', { uid: 'new' });
+  if (freshReadySince !== undefined) {
+    fresh.status = {
+      ...fresh.status,
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: freshReadySince },
+      ],
+    };
+  }
   view.pods.set(old.metadata.name, old);
   view.pods.set(fresh.metadata.name, fresh);
   const monitor = new UnavailabilityBudgetMonitor(RUN, () => false, SLACK_MS);
@@ -68,6 +85,34 @@ describe('UnavailabilityBudgetMonitor with surge', () => {
     const { play, nowMs } = surgeOnOneNode();
     // Act
     const found = play(nowMs, nowMs + SLACK_MS + 1_000);
+    // Assess
+    expect(found.map((v) => v.invariant)).toEqual([
+      'unavailable-within-budget',
+    ]);
+  });
+
+  it('takes a node as served when its new pod, Ready for under a second with minReadySeconds 0, failed by chaos just before the deletion (campaign seeds 220088, 220449: a checker false positive)', () => {
+    // Prepare: Ready since the second the new pod turned Ready in, as the
+    // API server truncates the transition time.
+    const readyMs = Date.parse(READY_SINCE) + 60_000;
+    const { play } = surgeOnOneNode({
+      freshReadySince: new Date(readyMs).toISOString(),
+    });
+    // Act: it fails 87 ms after, and the old pod's deletion lands 9 ms later.
+    const found = play(readyMs + 87, readyMs + 96);
+    // Assess
+    expect(found).toEqual([]);
+  });
+
+  it('reports the deletion when the new pod failed before minReadySeconds made it available', () => {
+    // Prepare
+    const readyMs = Date.parse(READY_SINCE) + 60_000;
+    const { play } = surgeOnOneNode({
+      freshReadySince: new Date(readyMs).toISOString(),
+      minReadySeconds: 5,
+    });
+    // Act
+    const found = play(readyMs + 2_000, readyMs + 2_010);
     // Assess
     expect(found.map((v) => v.invariant)).toEqual([
       'unavailable-within-budget',
