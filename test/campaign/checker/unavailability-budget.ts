@@ -224,7 +224,7 @@ export class UnavailabilityBudgetMonitor {
  * to a second before the pod turned Ready; a missing time counts as long ago
  * only when minReadySeconds is 0. Read `asController`, as upstream reads
  * it: with minReadySeconds 0, Ready is enough, since any moment (seeds
- * 220088, 220449: a new pod Ready for 90 ms, then failed by chaos, had
+ * 220088, 220449: a new pod Ready for 87–153 ms, then failed by chaos, had
  * served its node in the controller's view).
  */
 const isAvailableBy = (
