@@ -16,13 +16,19 @@ import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 
 const ceiling = { qps: 400, burst: 800 };
 
-/** A store in a Map that counts writes and can be made to fail. */
+/**
+ * A store in a Map that counts reads and writes, can be made to fail, and
+ * fails a read past `maxReads` (a claim loop that spins ends the test).
+ */
 class CountingStore implements BudgetStateStore<number> {
   readonly states = new Map<string, { state: BudgetState; v: number }>();
+  reads = 0;
   writes = 0;
   failing = false;
+  maxReads = Number.POSITIVE_INFINITY;
 
   async read(cluster: string) {
+    if (++this.reads > this.maxReads) throw new Error('read in a loop');
     const s = this.states.get(cluster);
     return s === undefined ? { version: 0 } : { state: s.state, version: s.v };
   }
@@ -165,6 +171,33 @@ describe('SharedRequestBudget', () => {
     // Assess
     expect((error as Error).name).toBe('RequestBudgetExhaustedError');
     expect(slept).toEqual([]);
+  });
+});
+
+describe('SharedRequestBudget across skewed clocks', () => {
+  it('cost: a container whose clock is behind the writer’s claims the tokens left with one read each, not a spin (campaign seed 110019)', async () => {
+    // Prepare: one time, two containers; the writer's clock 1 s ahead.
+    const store = new CountingStore();
+    const time = new FakeClock();
+    const slept: number[] = [];
+    const sleep = async (ms: number) => {
+      slept.push(ms);
+      time.step(Math.max(0, ms)); // as setTimeout takes a negative delay
+    };
+    const ahead = new SharedRequestBudget({
+      store,
+      clock: { now: () => time.now() + 1_000 },
+      sleep,
+    });
+    const behind = new SharedRequestBudget({ store, clock: time, sleep });
+    await ahead.acquire('c', ceiling);
+    store.reads = 0;
+    store.maxReads = 50;
+    // Act: 20 requests, four chunks of 5 of the 95 tokens left.
+    for (let i = 0; i < 20; i++) await behind.acquire('c', ceiling);
+    // Assess
+    expect({ reads: store.reads, slept }).toEqual({ reads: 4, slept: [] });
+    expect(store.states.get('c')?.state.tokens).toBe(75);
   });
 });
 

@@ -133,6 +133,35 @@ describe('takeTokens', () => {
     ).toMatchObject({ taken: 0, waitMs: 3 });
   });
 
+  it('takes the tokens of a bucket counted on a clock ahead of the reader’s (cost, campaign seed 110019)', () => {
+    // Prepare: counted at 1,500 by a writer whose clock is ahead; 12 left.
+    const ahead = bucket({ tokens: 12, atMs: 1_500 });
+    // Act
+    const took = takeTokens(ahead, 5, 1_000, ceiling);
+    // Assess
+    expect(took).toMatchObject({ taken: 5, waitMs: 0 });
+    expect(took.state).toMatchObject({ tokens: 7, atMs: 1_500 });
+  });
+
+  it('never answers a wait of zero or less when it gives nothing (cost, campaign seed 110019)', () => {
+    for (const atMs of [0, 900, 1_000, 1_001, 3_000]) {
+      for (const tokens of [0, 0.2, 0.999]) {
+        const { taken, waitMs } = takeTokens(
+          bucket({ tokens, atMs }),
+          5,
+          1_000,
+          ceiling
+        );
+        expect({ atMs, tokens, taken, positive: waitMs > 0 }).toEqual({
+          atMs,
+          tokens,
+          taken: 0,
+          positive: true,
+        });
+      }
+    }
+  });
+
   it('gives nothing while a Retry-After holds, and waits for its end and a refill', () => {
     // Prepare: blocked until 1,500 with tokens left from before.
     const blocked = bucket({ tokens: 0, atMs: 1_500 });
