@@ -11,7 +11,6 @@ import {
   isApiError,
   mayHaveBeenApplied,
   toError,
-  UnsettledExpectationsError,
 } from '../errors.js';
 import { laterResourceVersion } from '../policy/resource-version.js';
 import {
@@ -31,34 +30,10 @@ import {
   slowStartBatchSizes,
 } from '../reconcile/slow-start.js';
 import type { SyncContext } from './context.js';
-
-/**
- * Sets this round's expectations. Upstream's write is in memory; ours may
- * fail and still have landed (a lost answer, a timeout), leaving a record of
- * writes no call will make, which would hold every later sync back until it
- * expires. Nothing is created or deleted yet, so the record is dropped
- * before the error goes on; if that fails too, the attempt must end as a
- * dead one (UnsettledExpectationsError).
- */
-const setExpectationsOrUndo = async (
-  ctx: SyncContext,
-  adds: number,
-  dels: number
-): Promise<void> => {
-  try {
-    await ctx.deps.expectations.setExpectations(ctx.key, adds, dels);
-  } catch (e) {
-    try {
-      await ctx.deps.expectations.deleteExpectations(ctx.key);
-    } catch (undo) {
-      throw new UnsettledExpectationsError(
-        `expectations of ${ctx.key} may be set, and dropping them failed: ${toError(undo).message}`,
-        { cause: e }
-      );
-    }
-    throw e;
-  }
-};
+import {
+  lowerOrDropNext,
+  setExpectationsOrUndo,
+} from './settle-expectations.js';
 
 /** What one `syncNodes` call did. */
 export interface SyncNodesResult {
@@ -118,7 +93,9 @@ const createPods = async (
       } else if (!hasNamespaceTerminatingCause(r.reason)) {
         // A namespace being torn down fails every create; upstream leaves
         // those expectations to time out.
-        await deps.expectations.creationObserved(key);
+        await lowerOrDropNext(ctx, () =>
+          deps.expectations.creationObserved(key)
+        );
         errors.push(toError(r.reason));
         lostAnswers ||= mayHaveBeenApplied(r.reason);
       }
@@ -133,7 +110,9 @@ const createPods = async (
       deps.logger.info('slow-start failure, skipping creation of pods', {
         skipped,
       });
-      await deps.expectations.lowerExpectations(key, skipped, 0);
+      await lowerOrDropNext(ctx, () =>
+        deps.expectations.lowerExpectations(key, skipped, 0)
+      );
       break;
     }
   }
@@ -187,7 +166,7 @@ const deletePods = async (
       deleted++;
       continue;
     }
-    await deps.expectations.deletionObserved(key);
+    await lowerOrDropNext(ctx, () => deps.expectations.deletionObserved(key));
     if (!isApiError(r.reason, ApiErrorReason.NotFound)) {
       errors.push(toError(r.reason));
     }

@@ -274,6 +274,77 @@ describe('syncDaemonSet when ports fail', () => {
     });
   });
 
+  describe('expectations lowered after failed calls', () => {
+    /** Lowerings that fail while `failing`, counted. */
+    const throttledLowering = (h: ReturnType<typeof newHarness>) => {
+      const lower = h.expectations.lowerExpectations.bind(h.expectations);
+      const state = { failing: true, failed: 0, toldNext: 0 };
+      h.expectations.lowerExpectations = async (key, adds, dels) => {
+        if (state.failing) {
+          state.failed++;
+          throw new Error('ThrottlingException: injected');
+        }
+        return lower(key, adds, dels);
+      };
+      h.deps.readLatestNext = async () => {
+        state.toldNext++;
+      };
+      return state;
+    };
+
+    it.each([
+      {
+        name: 'a failed create',
+        fault: (h: ReturnType<typeof newHarness>) => {
+          h.cluster.nodes = makeNodes(0, 3);
+          h.cluster.createError = apiError('Forbidden');
+        },
+      },
+      {
+        name: 'a failed delete',
+        fault: (h: ReturnType<typeof newHarness>, ds: DaemonSet) => {
+          h.cluster.nodes = makeNodes(0, 1);
+          h.cluster.pods = makePods('node-0', simpleDaemonSetLabel, ds, 2);
+          h.cluster.deleteError = apiError('Forbidden');
+        },
+      },
+    ])(
+      'converges-after-faults: when lowering the expectation of $name fails, tells the key’s next sync to drop them (campaign seed 230612)',
+      async ({ fault }) => {
+        // Prepare
+        const h = newHarness();
+        const ds = addDaemonSet(h, newDaemonSet('foo'));
+        fault(h, ds);
+        const lowering = throttledLowering(h);
+        // Act
+        const { error } = await sync(h, ds);
+        // Assess: the record still waits; the next sync is told.
+        expect(error?.message).toContain('ThrottlingException');
+        expect(lowering).toMatchObject({ failed: 1, toldNext: 1 });
+        expect(await h.expectations.satisfiedExpectations(keyOf(ds))).toBe(
+          false
+        );
+      }
+    );
+
+    it('ends the attempt as a dead one when the next sync cannot be told either', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      h.cluster.createError = apiError('Forbidden');
+      throttledLowering(h);
+      h.deps.readLatestNext = async () => {
+        throw new Error('the ledger answered 500');
+      };
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeInstanceOf(UnsettledExpectationsError);
+      expect(error?.message).toContain('the ledger answered 500');
+    });
+  });
+
   describe('status', () => {
     it('fails when the DaemonSet vanished between the failed write and the retry', async () => {
       // Prepare

@@ -647,6 +647,32 @@ describe('Reconciler', () => {
     expect(next.readLatest).toBe(true);
   });
 
+  it('converges-after-faults: when lowering a failed create’s expectation fails, the key’s next sync drops the expectations and creates (campaign seed 230612)', async () => {
+    // Prepare: a webhook refuses the first create, and the store throttles
+    // the lowering of its expectation.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    h.cluster.createError = new KubeApiError(
+      'create pod default/agent-: 500 InternalError failed calling webhook "policy.example.com"',
+      { reason: ApiErrorReason.ServerError, statusCode: 500, write: true }
+    );
+    const lower = h.expectations.lowerExpectations.bind(h.expectations);
+    let throttled = 0;
+    h.expectations.lowerExpectations = async (key, adds, dels) => {
+      if (throttled === 0) {
+        throttled++;
+        throw new Error('ThrottlingException: injected');
+      }
+      return lower(key, adds, dels);
+    };
+    await runBatch([record(keyOf(ds))]);
+    h.cluster.createError = undefined;
+    // Act: the retry.
+    await runBatch([record(keyOf(ds))]);
+    // Assess
+    expect(throttled).toBe(1);
+    expect(h.cluster.created).toHaveLength(3);
+  });
+
   it('opens the breaker when a read fails with 5xx (the server, not an object)', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));

@@ -1,0 +1,65 @@
+/**
+ * The expectations writes of `syncNodes`, which upstream makes in memory and
+ * which never fail there. Ours may fail, and a record left expecting writes
+ * that no call will make holds every later sync of the key back to a status
+ * update until it expires. So each failure leaves the key in a state that
+ * drops the record: undone at once, dropped by the key's next sync, or, when
+ * even that cannot be noted, by the redelivery of an attempt that ends as a
+ * dead one (UnsettledExpectationsError).
+ */
+import { toError, UnsettledExpectationsError } from '../errors.js';
+import type { SyncContext } from './context.js';
+
+/**
+ * Sets this round's expectations. The write may fail and still have landed
+ * (a lost answer, a timeout); nothing is created or deleted yet, so the
+ * record is dropped before the error goes on.
+ */
+export const setExpectationsOrUndo = async (
+  ctx: SyncContext,
+  adds: number,
+  dels: number
+): Promise<void> => {
+  try {
+    await ctx.deps.expectations.setExpectations(ctx.key, adds, dels);
+  } catch (e) {
+    try {
+      await ctx.deps.expectations.deleteExpectations(ctx.key);
+    } catch (undo) {
+      throw new UnsettledExpectationsError(
+        `expectations of ${ctx.key} may be set, and dropping them failed: ${toError(undo).message}`,
+        { cause: e }
+      );
+    }
+    throw e;
+  }
+};
+
+/**
+ * Lowers the expectations of writes this sync will not make (a failed
+ * create or delete, creates skipped after a failed batch). When the
+ * lowering fails, the key's next sync is made to drop the record and read
+ * the latest state, as after a dead attempt — it sees every pod this one
+ * made — and the error goes on (campaign seed 230612: a throttled lowering
+ * left ds-0 expecting two creates, and no sync created a pod again).
+ */
+export const lowerOrDropNext = async (
+  ctx: SyncContext,
+  lower: () => Promise<void>
+): Promise<void> => {
+  try {
+    await lower();
+  } catch (e) {
+    const dropNext = ctx.deps.readLatestNext;
+    try {
+      if (dropNext === undefined) throw new Error('no later sync to tell');
+      await dropNext();
+    } catch (note) {
+      throw new UnsettledExpectationsError(
+        `expectations of ${ctx.key} may wait for writes never made, and the next sync could not be told to drop them: ${toError(note).message}`,
+        { cause: e }
+      );
+    }
+    throw e;
+  }
+};
