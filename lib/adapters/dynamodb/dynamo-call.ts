@@ -14,7 +14,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../../ports/index.js';
 import { wrappingCalls } from '../aws/aws-call-error.js';
-import { DynamoStateError } from './dynamo-state-error.js';
+import {
+  DynamoStateError,
+  UnprocessedKeysError,
+} from './dynamo-state-error.js';
 import {
   PARTITION_KEY,
   TTL_ATTRIBUTE,
@@ -235,19 +238,35 @@ export const updateExistingItem = async (u: ExistingUpdate): Promise<void> => {
 };
 
 /**
+ * Rounds of BatchGetItem that may leave keys unprocessed before a read
+ * fails: DynamoDB leaves them when it throttles, and asks again at once
+ * would only add to the load (AWS asks for exponential backoff).
+ */
+export const MAX_UNPROCESSED_ROUNDS = 5;
+/** The backoff before the first ask again; it doubles each round. */
+const UNPROCESSED_BACKOFF_MS = 50;
+
+const sleepFor = (ms: number) =>
+  new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
  * Returns the items stored under `pks` (absent ones are missing from the
  * map), keyed by pk: BatchGetItem takes at most 100 keys a call and may
- * leave some unprocessed, which are asked for again. Errors are the
- * caller's to translate.
+ * leave some unprocessed, which are asked for again after a backoff (full
+ * jitter, doubling), at most MAX_UNPROCESSED_ROUNDS times; then the read
+ * fails as throttled (UnprocessedKeysError). Errors are the caller's to
+ * translate.
  */
 export const batchGetItems = async (
   client: DynamoDBClient,
   tableName: string,
   pks: readonly string[],
-  consistentRead: boolean
+  consistentRead: boolean,
+  sleep: (ms: number) => Promise<void> = sleepFor
 ): Promise<Map<string, Item>> => {
   const items = new Map<string, Item>();
   let pending = pks.map((pk) => ({ [PARTITION_KEY]: str(pk) }));
+  let unprocessedRounds = 0;
   while (pending.length > 0) {
     const out = await client.send(
       new BatchGetItemCommand({
@@ -262,10 +281,16 @@ export const batchGetItems = async (
     for (const item of out.Responses?.[tableName] ?? []) {
       items.set(item[PARTITION_KEY]?.S ?? '', item);
     }
-    pending = [
-      ...((out.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof pending),
-      ...pending.slice(100),
-    ];
+    const unprocessed = (out.UnprocessedKeys?.[tableName]?.Keys ??
+      []) as typeof pending;
+    pending = [...unprocessed, ...pending.slice(100)];
+    if (unprocessed.length === 0) continue;
+    if (++unprocessedRounds >= MAX_UNPROCESSED_ROUNDS) {
+      throw new UnprocessedKeysError(unprocessed.length, unprocessedRounds);
+    }
+    await sleep(
+      Math.random() * UNPROCESSED_BACKOFF_MS * 2 ** (unprocessedRounds - 1)
+    );
   }
   return items;
 };

@@ -6,7 +6,19 @@ const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
   'ProvisionedThroughputExceededException',
   'RequestLimitExceeded',
   'ThrottlingException',
+  'UnprocessedKeysError',
 ]);
+
+/**
+ * BatchGetItem kept leaving keys unprocessed (DynamoDB's way of throttling
+ * a batch); a DynamoStateError with this cause counts as throttled.
+ */
+export class UnprocessedKeysError extends Error {
+  constructor(keys: number, rounds: number) {
+    super(`${keys} keys still unprocessed after ${rounds} rounds`);
+    this.name = 'UnprocessedKeysError';
+  }
+}
 
 /**
  * A DynamoDB call failed (throttling, network, validation); the SDK error is
