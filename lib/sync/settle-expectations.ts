@@ -41,7 +41,7 @@ export const setExpectationsOrUndo = async (
  * lowering fails, the key's next sync is made to drop the record and read
  * the latest state, as after a dead attempt — it sees every pod this one
  * made — and the error goes on (campaign seed 230612: a throttled lowering
- * left ds-0 expecting two creates, and no sync created a pod again).
+ * left ds-0 expecting creates never made, and no sync created a pod again).
  */
 export const lowerOrDropNext = async (
   ctx: SyncContext,

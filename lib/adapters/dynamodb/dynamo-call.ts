@@ -239,7 +239,7 @@ export const updateExistingItem = async (u: ExistingUpdate): Promise<void> => {
 
 /**
  * Rounds of BatchGetItem that may leave keys unprocessed before a read
- * fails: DynamoDB leaves them when it throttles, and asks again at once
+ * fails: DynamoDB leaves them when it throttles, and asking again at once
  * would only add to the load (AWS asks for exponential backoff).
  */
 export const MAX_UNPROCESSED_ROUNDS = 5;
