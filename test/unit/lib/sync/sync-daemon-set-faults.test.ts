@@ -343,6 +343,21 @@ describe('syncDaemonSet when ports fail', () => {
       expect(error).toBeInstanceOf(UnsettledExpectationsError);
       expect(error?.message).toContain('the ledger answered 500');
     });
+
+    it('ends the attempt as a dead one when no later sync can be told (deps without readLatestNext)', async () => {
+      // Prepare
+      const h = newHarness();
+      const ds = addDaemonSet(h, newDaemonSet('foo'));
+      h.cluster.nodes = makeNodes(0, 3);
+      h.cluster.createError = apiError('Forbidden');
+      throttledLowering(h);
+      delete h.deps.readLatestNext;
+      // Act
+      const { error } = await sync(h, ds);
+      // Assess
+      expect(error).toBeInstanceOf(UnsettledExpectationsError);
+      expect(error?.message).toContain('no later sync to tell');
+    });
   });
 
   describe('status', () => {
