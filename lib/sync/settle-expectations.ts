@@ -11,29 +11,46 @@ import { toError, UnsettledExpectationsError } from '../errors.js';
 import type { SyncContext } from './context.js';
 
 /**
- * Sets this round's expectations. The write may fail and still have landed
- * (a lost answer, a timeout); nothing is created or deleted yet, so the
- * record is dropped before the error goes on.
+ * Runs `write`; when it fails, runs `recover` and passes the error on, or,
+ * when `recover` fails too, ends the attempt as a dead one.
  */
-export const setExpectationsOrUndo = async (
+const writeOrRecover = async (
   ctx: SyncContext,
-  adds: number,
-  dels: number
+  write: () => Promise<void>,
+  recover: () => Promise<void>,
+  unsettled: string
 ): Promise<void> => {
   try {
-    await ctx.deps.expectations.setExpectations(ctx.key, adds, dels);
+    await write();
   } catch (e) {
     try {
-      await ctx.deps.expectations.deleteExpectations(ctx.key);
-    } catch (undo) {
+      await recover();
+    } catch (failed) {
       throw new UnsettledExpectationsError(
-        `expectations of ${ctx.key} may be set, and dropping them failed: ${toError(undo).message}`,
+        `expectations of ${ctx.key} ${unsettled}: ${toError(failed).message}`,
         { cause: e }
       );
     }
     throw e;
   }
 };
+
+/**
+ * Sets this round's expectations. The write may fail and still have landed
+ * (a lost answer, a timeout); nothing is created or deleted yet, so the
+ * record is dropped before the error goes on.
+ */
+export const setExpectationsOrUndo = (
+  ctx: SyncContext,
+  adds: number,
+  dels: number
+): Promise<void> =>
+  writeOrRecover(
+    ctx,
+    () => ctx.deps.expectations.setExpectations(ctx.key, adds, dels),
+    () => ctx.deps.expectations.deleteExpectations(ctx.key),
+    'may be set, and dropping them failed'
+  );
 
 /**
  * Lowers the expectations of writes this sync will not make (a failed
@@ -43,23 +60,17 @@ export const setExpectationsOrUndo = async (
  * made — and the error goes on (campaign seed 230612: a throttled lowering
  * left ds-0 expecting creates never made, and no sync created a pod again).
  */
-export const lowerOrDropNext = async (
+export const lowerOrDropNext = (
   ctx: SyncContext,
   lower: () => Promise<void>
-): Promise<void> => {
-  try {
-    await lower();
-  } catch (e) {
-    const dropNext = ctx.deps.readLatestNext;
-    try {
+): Promise<void> =>
+  writeOrRecover(
+    ctx,
+    lower,
+    async () => {
+      const dropNext = ctx.deps.readLatestNext;
       if (dropNext === undefined) throw new Error('no later sync to tell');
       await dropNext();
-    } catch (note) {
-      throw new UnsettledExpectationsError(
-        `expectations of ${ctx.key} may wait for writes never made, and the next sync could not be told to drop them: ${toError(note).message}`,
-        { cause: e }
-      );
-    }
-    throw e;
-  }
-};
+    },
+    'may wait for writes never made, and the next sync could not be told to drop them'
+  );

@@ -275,16 +275,12 @@ describe('syncDaemonSet when ports fail', () => {
   });
 
   describe('expectations lowered after failed calls', () => {
-    /** Lowerings that fail while `failing`, counted. */
+    /** Lowerings that all fail, counted, and a next sync that is told. */
     const throttledLowering = (h: ReturnType<typeof newHarness>) => {
-      const lower = h.expectations.lowerExpectations.bind(h.expectations);
-      const state = { failing: true, failed: 0, toldNext: 0 };
-      h.expectations.lowerExpectations = async (key, adds, dels) => {
-        if (state.failing) {
-          state.failed++;
-          throw new Error('ThrottlingException: injected');
-        }
-        return lower(key, adds, dels);
+      const state = { failed: 0, toldNext: 0 };
+      h.expectations.lowerExpectations = async () => {
+        state.failed++;
+        throw new Error('ThrottlingException: injected');
       };
       h.deps.readLatestNext = async () => {
         state.toldNext++;
@@ -327,37 +323,37 @@ describe('syncDaemonSet when ports fail', () => {
       }
     );
 
-    it('ends the attempt as a dead one when the next sync cannot be told either', async () => {
-      // Prepare
-      const h = newHarness();
-      const ds = addDaemonSet(h, newDaemonSet('foo'));
-      h.cluster.nodes = makeNodes(0, 3);
-      h.cluster.createError = apiError('Forbidden');
-      throttledLowering(h);
-      h.deps.readLatestNext = async () => {
-        throw new Error('the ledger answered 500');
-      };
-      // Act
-      const { error } = await sync(h, ds);
-      // Assess
-      expect(error).toBeInstanceOf(UnsettledExpectationsError);
-      expect(error?.message).toContain('the ledger answered 500');
-    });
-
-    it('ends the attempt as a dead one when no later sync can be told (deps without readLatestNext)', async () => {
-      // Prepare
-      const h = newHarness();
-      const ds = addDaemonSet(h, newDaemonSet('foo'));
-      h.cluster.nodes = makeNodes(0, 3);
-      h.cluster.createError = apiError('Forbidden');
-      throttledLowering(h);
-      delete h.deps.readLatestNext;
-      // Act
-      const { error } = await sync(h, ds);
-      // Assess
-      expect(error).toBeInstanceOf(UnsettledExpectationsError);
-      expect(error?.message).toContain('no later sync to tell');
-    });
+    it.each([
+      {
+        name: 'the next sync cannot be told either',
+        readLatestNext: async () => {
+          throw new Error('the ledger answered 500');
+        },
+        message: 'the ledger answered 500',
+      },
+      {
+        name: 'no later sync can be told (deps without readLatestNext)',
+        readLatestNext: undefined,
+        message: 'no later sync to tell',
+      },
+    ])(
+      'ends the attempt as a dead one when $name',
+      async ({ readLatestNext, message }) => {
+        // Prepare
+        const h = newHarness();
+        const ds = addDaemonSet(h, newDaemonSet('foo'));
+        h.cluster.nodes = makeNodes(0, 3);
+        h.cluster.createError = apiError('Forbidden');
+        throttledLowering(h);
+        if (readLatestNext === undefined) delete h.deps.readLatestNext;
+        else h.deps.readLatestNext = readLatestNext;
+        // Act
+        const { error } = await sync(h, ds);
+        // Assess
+        expect(error).toBeInstanceOf(UnsettledExpectationsError);
+        expect(error?.message).toContain(message);
+      }
+    );
   });
 
   describe('status', () => {
