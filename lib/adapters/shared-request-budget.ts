@@ -30,6 +30,7 @@ import type {
   Clock,
   RequestBudget,
 } from '../ports/index.js';
+import { sleep } from './system-clock.js';
 
 /**
  * The longest one request waits for a token: a busy cluster's sync then
@@ -48,9 +49,6 @@ export interface BudgetStateStore<V> {
   /** Stores `state` if the version is still `version`; returns whether. */
   write(cluster: string, state: BudgetState, version: V): Promise<boolean>;
 }
-
-const realSleep = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Per-cluster adaptive token buckets in a shared store. */
 export class SharedRequestBudget<V> implements RequestBudget {
@@ -74,7 +72,7 @@ export class SharedRequestBudget<V> implements RequestBudget {
   }) {
     this.#store = o.store;
     this.#clock = o.clock;
-    this.#sleep = o.sleep ?? realSleep;
+    this.#sleep = o.sleep ?? sleep;
   }
 
   async acquire(cluster: string, ceiling: ApiBudget): Promise<void> {

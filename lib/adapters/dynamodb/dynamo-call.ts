@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../../ports/index.js';
 import { wrappingCalls } from '../aws/aws-call-error.js';
+import { sleep } from '../system-clock.js';
 import {
   DynamoStateError,
   UnprocessedKeysError,
@@ -246,9 +247,6 @@ export const MAX_UNPROCESSED_ROUNDS = 5;
 /** The backoff before the first ask again; it doubles each round. */
 const UNPROCESSED_BACKOFF_MS = 50;
 
-const sleepFor = (ms: number) =>
-  new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Returns the items stored under `pks` (absent ones are missing from the
  * map), keyed by pk: BatchGetItem takes at most 100 keys a call and may
@@ -262,7 +260,7 @@ export const batchGetItems = async (
   tableName: string,
   pks: readonly string[],
   consistentRead: boolean,
-  sleep: (ms: number) => Promise<void> = sleepFor
+  wait: (ms: number) => Promise<void> = sleep
 ): Promise<Map<string, Item>> => {
   const items = new Map<string, Item>();
   let pending = pks.map((pk) => ({ [PARTITION_KEY]: str(pk) }));
@@ -288,7 +286,7 @@ export const batchGetItems = async (
     if (++unprocessedRounds >= MAX_UNPROCESSED_ROUNDS) {
       throw new UnprocessedKeysError(unprocessed.length, unprocessedRounds);
     }
-    await sleep(
+    await wait(
       Math.random() * UNPROCESSED_BACKOFF_MS * 2 ** (unprocessedRounds - 1)
     );
   }

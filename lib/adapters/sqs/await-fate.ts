@@ -5,6 +5,8 @@
  * (UNSENT_MARK_MS, UNSENT_TIMER_MS), so a bounded poll decides either way.
  */
 
+import { sleep } from '../system-clock.js';
+
 /** How often, and how many times, a waiting add reads the record again. */
 const FATE_POLL_MS = 100;
 const FATE_POLLS = 40;
@@ -17,7 +19,7 @@ export const awaitFate = async <Fate extends string>(
   fate: () => Promise<Fate | 'pending'>
 ): Promise<Fate | 'pending'> => {
   for (let poll = 0; poll < FATE_POLLS; poll++) {
-    await new Promise((r) => setTimeout(r, FATE_POLL_MS));
+    await sleep(FATE_POLL_MS);
     const decided = await fate();
     if (decided !== 'pending') return decided;
   }
