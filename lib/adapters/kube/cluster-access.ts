@@ -31,6 +31,29 @@ export interface ClusterAccess {
   applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
 }
 
+/**
+ * The cluster's API server URL, refusing what would weaken TLS: no
+ * verification, or plain http.
+ */
+export const verifiedServer = (access: ClusterAccess): URL => {
+  const cluster = access.getCurrentCluster();
+  if (cluster === null) {
+    throw new ReconcilerError('kubeconfig has no current cluster');
+  }
+  if (cluster.skipTLSVerify) {
+    throw new ReconcilerError(
+      `cluster ${cluster.name}: insecure-skip-tls-verify is refused; give its CA instead`
+    );
+  }
+  const server = new URL(cluster.server);
+  if (server.protocol !== 'https:') {
+    throw new ReconcilerError(
+      `cluster ${cluster.name}: the API server must be reached over https`
+    );
+  }
+  return server;
+};
+
 export interface KubeconfigUser {
   token?: string;
   certData?: string;

@@ -33,8 +33,10 @@ export const serverStopwatch = (req: http.ClientRequest): (() => number) => {
 /** What came back. */
 export interface HttpsAnswer {
   status: number;
-  /** The body, decompressed, as text. */
-  text: string;
+  /** The body, decompressed. */
+  body: Buffer;
+  /** Its media type (`application/json` unless the server said). */
+  contentType: string;
   retryAfter: string | undefined;
   /** From sending the request to the answer's headers. */
   latencyMs: number;
@@ -104,10 +106,11 @@ const exchangeOnce = (
           const raw = Buffer.concat(chunks);
           resolve({
             status: res.statusCode ?? 0,
-            text: (res.headers['content-encoding'] === 'gzip'
-              ? gunzipSync(raw)
-              : raw
-            ).toString('utf8'),
+            body:
+              res.headers['content-encoding'] === 'gzip'
+                ? gunzipSync(raw)
+                : raw,
+            contentType: res.headers['content-type'] ?? 'application/json',
             retryAfter: res.headers['retry-after'],
             latencyMs,
           });

@@ -100,20 +100,27 @@ export const apiErrorFromStream = async (
 ): Promise<KubeApiError> => {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
-  const body = Buffer.concat(chunks);
-  const text = res.headers['content-type']?.startsWith(PROTOBUF_MEDIA_TYPE)
-    ? statusText(what, body)
-    : body.toString('utf8');
   return apiErrorFromResponse(
     what,
     res.statusCode ?? 0,
-    text,
+    errorText(what, res.headers['content-type'] ?? '', Buffer.concat(chunks)),
     res.headers['retry-after']
   );
 };
 
-/** A protobuf Status as JSON text; one that does not parse says nothing. */
-const statusText = (what: string, body: Uint8Array): string => {
+/**
+ * The JSON text of an error answer's body, for apiErrorFromResponse: as
+ * sent, or a protobuf Status read back (one that does not parse says
+ * nothing), which the server sends when the request accepted protobuf.
+ */
+export const errorText = (
+  what: string,
+  contentType: string,
+  body: Buffer
+): string => {
+  if (!contentType.startsWith(PROTOBUF_MEDIA_TYPE)) {
+    return body.toString('utf8');
+  }
   try {
     return protobufStatus(what, body).text;
   } catch {

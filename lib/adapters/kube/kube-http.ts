@@ -1,48 +1,35 @@
 /**
  * A small JSON-over-HTTPS client for the Kubernetes API. Credentials, CA and
- * TLS settings come from `@kubernetes/client-node`'s KubeConfig; requests and
- * answers stay raw JSON so the sync core sees objects exactly as the server
- * sent them (unknown fields included: ControllerRevision data depends on it)
- * and request bodies can be byte-exact.
+ * TLS settings come from a ClusterAccess; answers stay raw JSON so the sync
+ * core sees objects as the server sent them (unknown fields included:
+ * ControllerRevision data depends on it) — watches and write answers in
+ * protobuf are decoded to that shape — and request bodies are byte-exact.
  */
 
 import https from 'node:https';
-import { type KubeApiError, ReconcilerError } from '../../errors.js';
+import { toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
-import type { ClusterAccess } from './cluster-access.js';
+import { type ClusterAccess, verifiedServer } from './cluster-access.js';
 import { httpsExchange, openStream } from './https-exchange.js';
-import { apiErrorFromResponse, apiErrorFromStream } from './kube-errors.js';
+import {
+  apiErrorFromNetwork,
+  apiErrorFromResponse,
+  apiErrorFromStream,
+  errorText,
+} from './kube-errors.js';
+import type { ApiAnswer, Method, RequestOptions } from './kube-http-types.js';
 import type { MessageSchema } from './protobuf/message-schema.js';
+import {
+  METADATA_ANSWER,
+  type WrittenMetadata,
+  writtenMetadata,
+} from './protobuf/partial-object-metadata.js';
 import {
   PROTOBUF_WATCH_MEDIA_TYPE,
   protobufWatchEvents,
 } from './protobuf/protobuf-watch-events.js';
 import { watchEvents } from './watch-events.js';
-
-export type ContentType =
-  | 'application/json'
-  | 'application/strategic-merge-patch+json'
-  | 'application/merge-patch+json'
-  | 'application/json-patch+json';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
-  /** A JSON text, sent verbatim. */
-  body?: string;
-  contentType?: ContentType;
-  /** The answer's media type (default `application/json`: the whole object). */
-  accept?: string;
-}
-
-/** How an answer came: its latency, and the error a non-2xx one is. */
-export interface ApiAnswer {
-  /** From sending the request to the answer's headers. */
-  latencyMs: number;
-  error?: KubeApiError;
-}
 
 /** Raw JSON requests against the current context of a KubeConfig. */
 export class KubeHttp {
@@ -77,22 +64,8 @@ export class KubeHttp {
     /** The field manager of every write (lib/policy/identity.ts). */
     userAgent?: string;
   }) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (cluster === null) {
-      throw new ReconcilerError('kubeconfig has no current cluster');
-    }
-    if (cluster.skipTLSVerify) {
-      throw new ReconcilerError(
-        `cluster ${cluster.name}: insecure-skip-tls-verify is refused; give its CA instead`
-      );
-    }
     this.#kubeConfig = kubeConfig;
-    this.#server = new URL(cluster.server);
-    if (this.#server.protocol !== 'https:') {
-      throw new ReconcilerError(
-        `cluster ${cluster.name}: the API server must be reached over https`
-      );
-    }
+    this.#server = verifiedServer(kubeConfig);
     this.#timeoutMs = timeoutMs;
     this.#beforeRequest = beforeRequest;
     this.#afterResponse = afterResponse;
@@ -147,6 +120,37 @@ export class KubeHttp {
     path: string,
     options: RequestOptions = {}
   ): Promise<string> {
+    return (await this.#send(what, method, path, options)).body.toString();
+  }
+
+  /**
+   * Sends one write and returns the written object's metadata, asked for
+   * alone and in protobuf (partial-object-metadata.ts); an answer that does
+   * not decode throws KubeApiError, as a bad gzip body does.
+   */
+  async requestMetadata(
+    what: string,
+    method: Method,
+    path: string,
+    options: Omit<RequestOptions, 'accept'> = {}
+  ): Promise<WrittenMetadata> {
+    const { body, contentType } = await this.#send(what, method, path, {
+      ...options,
+      accept: METADATA_ANSWER,
+    });
+    try {
+      return writtenMetadata(what, contentType, body);
+    } catch (e) {
+      throw apiErrorFromNetwork(what, toError(e));
+    }
+  }
+
+  async #send(
+    what: string,
+    method: Method,
+    path: string,
+    options: RequestOptions
+  ): Promise<{ body: Buffer; contentType: string }> {
     const url = new URL(path, this.#server);
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
@@ -167,20 +171,27 @@ export class KubeHttp {
       headers['Content-Length'] = String(Buffer.byteLength(options.body));
     }
     this.stats.requests++;
-    const { status, text, retryAfter, latencyMs } = await httpsExchange(
+    const answer = await httpsExchange(
       what,
       url,
       { ...base, method, headers, timeout: this.#timeoutMs },
       options.body,
       this.stats
     );
+    const { status, body, contentType, retryAfter, latencyMs } = answer;
     const error =
       status < 200 || status > 299
-        ? apiErrorFromResponse(what, status, text, retryAfter, method)
+        ? apiErrorFromResponse(
+            what,
+            status,
+            errorText(what, contentType, body),
+            retryAfter,
+            method
+          )
         : undefined;
     this.#afterResponse?.(error ? { latencyMs, error } : { latencyMs });
     if (error) throw error;
-    return text;
+    return { body, contentType };
   }
 
   /**
