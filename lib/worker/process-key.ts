@@ -11,6 +11,7 @@ import {
   toError,
   UnsettledExpectationsError,
 } from '../errors.js';
+import { TIMER_SLACK_MS } from '../policy/timer-message.js';
 import type {
   Logger,
   SeenVersions,
@@ -99,7 +100,13 @@ export const processKey = async (
     await deps.ledger.forgetReleases(key, seen.releasePods);
   }
   if (result.requeueAfterMs !== undefined) {
-    await deps.queue.addAfter(key, result.requeueAfterMs);
+    // A time boundary (minReadySeconds, a backoff's end). Under a second
+    // the queue adds at once and the key would spin back to back until it
+    // passed; the timer's second syncs once, at most 1 s late.
+    await deps.queue.addAfter(
+      key,
+      Math.max(result.requeueAfterMs, TIMER_SLACK_MS)
+    );
   }
   return { outcome: 'synced', ...result };
 };

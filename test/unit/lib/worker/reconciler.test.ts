@@ -124,6 +124,33 @@ describe('processKey', () => {
     queue.shutDown();
   });
 
+  it('requeues a sync’s sub-second boundary at the timer’s second, not at once, and a later one as asked', async () => {
+    // Prepare
+    const ports = memoryQueuePorts(queue);
+    const delays: number[] = [];
+    const run = (requeueAfterMs: number) =>
+      processKey('c/ns/a', {
+        ...ports,
+        queue: {
+          ...ports.queue,
+          addAfter: async (key, delayMs) => {
+            delays.push(delayMs);
+            await ports.queue.addAfter(key, delayMs);
+          },
+        },
+        logger: newHarness().logger,
+        sync: async () => ({ requeueAfterMs }),
+      });
+    // Act
+    const soon = await run(300);
+    await run(0);
+    await run(2_500);
+    // Assess
+    expect(delays).toEqual([1_000, 1_000, 2_500]);
+    expect(soon).toEqual({ outcome: 'synced', requeueAfterMs: 300 });
+    queue.shutDown();
+  });
+
   it('hands the sync the versions its adds saw, and forgets the pods to release once it succeeded', async () => {
     // Prepare
     const ports = memoryQueuePorts(queue);
