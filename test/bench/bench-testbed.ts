@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { ApiErrorReason, isApiError } from '#lib/errors.js';
+import { ApiErrorReason, isApiError, toError } from '#lib/errors.js';
 import {
   createNodes,
   deleteNodes,
@@ -112,11 +112,17 @@ export const cleanUpRun = async (
   // Its pods first, at once: otherwise the namespace controller waits out
   // their grace period (about 10 s a run). Nothing recreates them: the
   // run's controller is gone by now.
-  await admin.request(
-    'delete pods',
-    'DELETE',
-    `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`
-  );
+  // Best effort: 5,000 pods may outlast the client's 30-s timeout (session
+  // 24: it did, and the run died) while the server goes on deleting them.
+  await admin
+    .request(
+      'delete pods',
+      'DELETE',
+      `/api/v1/namespaces/${ns}/pods?gracePeriodSeconds=0`
+    )
+    .catch((e: unknown) =>
+      say(`clean-up of ${ns}: deleting its pods at once: ${toError(e).message}`)
+    );
   await deleteNamespace(admin, ns);
   await waitFor(
     `namespace ${ns} to be deleted`,
@@ -129,7 +135,7 @@ export const cleanUpRun = async (
         throw e;
       }
     },
-    180_000,
+    600_000,
     500
   );
   await deleteNodes(admin, nodes);
