@@ -11,6 +11,7 @@ import {
   deletePod,
   getAgent,
   isConverged,
+  isPodAvailable,
   livePodsByNode,
   livePodsOf,
   patchNode,
@@ -84,12 +85,21 @@ describe('serverless runtime: node changes', () => {
         ).some((r) => r.uid === uid),
       FOLLOW_TIMEOUT_MS
     );
-    const ms = await converged('a replacement beside the released pod');
+    // Its replacement available too: the status written before the release
+    // still counts every node ready while the replacement is Pending.
+    const ms = await eventually(
+      'an available replacement beside the released pod',
+      async () =>
+        (await isConverged(s.admin, s.ns, eligible)) &&
+        (await livePodsOf(s.admin, s.ns, 'agent')).every(isPodAvailable),
+      FOLLOW_TIMEOUT_MS
+    );
     await deletePod(s.admin, s.ns, name);
-    // Assess
+    // Assess: one pod a node again, the released one's deletion aside.
     console.log(
       `pod relabelled: released after ${releasedMs} ms, replaced ${ms} ms later`
     );
+    await converged('converged after the released pod is deleted');
     expect(await isConverged(s.admin, s.ns, eligible)).toBe(true);
   });
 
