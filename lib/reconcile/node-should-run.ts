@@ -14,7 +14,7 @@
  *   NoExecute taint evicts it. PreferNoSchedule is ignored.
  */
 import { nameOf } from './k8s/meta.js';
-import { requiredNodeAffinityMismatch } from './k8s/node-affinity.js';
+import { requiredNodeAffinityMatcher } from './k8s/node-affinity.js';
 import {
   addOrUpdateDaemonPodTolerations,
   findMatchingUntoleratedTaint,
@@ -73,63 +73,103 @@ const isNoScheduleOrNoExecute = (t: Taint): boolean =>
 
 const isNoExecute = (t: Taint): boolean => t.effect === TaintEffect.NoExecute;
 
+const FITS: NodeShouldRun = Object.freeze({
+  shouldRun: true,
+  shouldContinueRunning: true,
+});
+
+/** Judges one node for one DaemonSet (`NodeShouldRunDaemonPod`). */
+export type NodePlacement = (node: Node) => NodeShouldRun;
+
+/**
+ * Returns the DaemonSet's placement judge, with what does not depend on the
+ * node — the daemon pod's spec and tolerations, the parsed nodeSelector and
+ * required affinity — built once: template nodeName or node affinity
+ * mismatch ⇒ neither; an untolerated NoSchedule/NoExecute taint ⇒ no new
+ * pod, and an existing one is kept unless some NoExecute taint is
+ * untolerated. `NewPod`'s `spec.nodeName` is left out: neither affinity nor
+ * taints read it, and `predicates`' fitsNodeName always holds for it.
+ *
+ * @example
+ * const fits = daemonPlacement(ds);
+ * const wanted = nodes.filter((n) => fits(n).shouldRun);
+ */
+export function daemonPlacement(ds: DaemonSet): NodePlacement {
+  const spec = daemonPodSpec(ds);
+  const templateNodeName = ds.spec?.template.spec?.nodeName ?? '';
+  const mismatchOf = requiredNodeAffinityMatcher(spec);
+  return (node) => {
+    const nodeName = nameOf(node);
+    if (templateNodeName !== '' && templateNodeName !== nodeName) {
+      return {
+        shouldRun: false,
+        shouldContinueRunning: false,
+        rejection: {
+          predicate: 'nodeName',
+          reason: `template nodeName is ${templateNodeName}`,
+        },
+      };
+    }
+    const mismatch = mismatchOf(node);
+    if (mismatch !== undefined) {
+      return {
+        shouldRun: false,
+        shouldContinueRunning: false,
+        rejection: { predicate: 'nodeAffinity', reason: mismatch },
+      };
+    }
+    const taints = node.spec?.taints;
+    const blocking = findMatchingUntoleratedTaint(
+      taints,
+      spec.tolerations,
+      isNoScheduleOrNoExecute
+    );
+    if (blocking === undefined) return FITS;
+    const evicting = findMatchingUntoleratedTaint(
+      taints,
+      spec.tolerations,
+      isNoExecute
+    );
+    return {
+      shouldRun: false,
+      shouldContinueRunning: evicting === undefined,
+      rejection: {
+        predicate: 'taint',
+        reason: `untolerated taint ${formatTaint(evicting ?? blocking)}`,
+      },
+    };
+  };
+}
+
+/**
+ * Returns `daemonPlacement(ds)` judging each node once: the three phases of
+ * one sync (manage, rolling update, status) ask about the same nodes and
+ * DaemonSet, as upstream's three calls do, and get the same answers. Keep it
+ * to one sync: a node object is never changed, but a newer one replaces it.
+ */
+export function placementOnce(ds: DaemonSet): NodePlacement {
+  const judge = daemonPlacement(ds);
+  const judged = new Map<Node, NodeShouldRun>();
+  return (node) => {
+    let fit = judged.get(node);
+    if (fit === undefined) {
+      fit = judge(node);
+      judged.set(node, fit);
+    }
+    return fit;
+  };
+}
+
 /**
  * Returns whether the DaemonSet should run a pod on the node, and whether a
- * pod already there should keep running (`NodeShouldRunDaemonPod`):
- * template nodeName or node affinity mismatch ⇒ neither; an untolerated
- * NoSchedule/NoExecute taint ⇒ no new pod, and an existing one is kept
- * unless some NoExecute taint is untolerated.
+ * pod already there should keep running (`NodeShouldRunDaemonPod`; see
+ * `daemonPlacement`, which judges many nodes for one DaemonSet).
  *
  * @example
  * const { shouldRun, shouldContinueRunning } =
  *   nodeShouldRunDaemonPod(node, ds);
  */
-export function nodeShouldRunDaemonPod(
+export const nodeShouldRunDaemonPod = (
   node: Node,
   ds: DaemonSet
-): NodeShouldRun {
-  const nodeName = nameOf(node);
-  const spec = daemonPodSpec(ds, nodeName);
-  const templateNodeName = ds.spec?.template.spec?.nodeName ?? '';
-  if (templateNodeName !== '' && templateNodeName !== nodeName) {
-    return {
-      shouldRun: false,
-      shouldContinueRunning: false,
-      rejection: {
-        predicate: 'nodeName',
-        reason: `template nodeName is ${templateNodeName}`,
-      },
-    };
-  }
-  // `predicates`' fitsNodeName always holds: NewPod set nodeName to the node.
-  const mismatch = requiredNodeAffinityMismatch(spec, node);
-  if (mismatch !== undefined) {
-    return {
-      shouldRun: false,
-      shouldContinueRunning: false,
-      rejection: { predicate: 'nodeAffinity', reason: mismatch },
-    };
-  }
-  const taints = node.spec?.taints;
-  const blocking = findMatchingUntoleratedTaint(
-    taints,
-    spec.tolerations,
-    isNoScheduleOrNoExecute
-  );
-  if (blocking === undefined) {
-    return { shouldRun: true, shouldContinueRunning: true };
-  }
-  const evicting = findMatchingUntoleratedTaint(
-    taints,
-    spec.tolerations,
-    isNoExecute
-  );
-  return {
-    shouldRun: false,
-    shouldContinueRunning: evicting === undefined,
-    rejection: {
-      predicate: 'taint',
-      reason: `untolerated taint ${formatTaint(evicting ?? blocking)}`,
-    },
-  };
-}
+): NodeShouldRun => daemonPlacement(ds)(node);

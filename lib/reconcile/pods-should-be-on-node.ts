@@ -39,7 +39,7 @@ import {
 } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { daemonPlacement, type NodePlacement } from './node-should-run.js';
 import { allowsSurge } from './rolling-update.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
 
@@ -63,6 +63,8 @@ export interface ManageInput {
   nowMs: number;
   /** Preloaded failed-pod backoff entries by key. */
   backoff: ReadonlyMap<string, BackoffEntry>;
+  /** The sync's placement judge (default: `daemonPlacement(ds)`). */
+  placement?: NodePlacement;
 }
 
 /** Returns upstream's failed-pod backoff key `<dsUID>/<observedGen>/<node>`. */
@@ -168,10 +170,8 @@ export const podsShouldBeOnNode = (
 ): ManagePlan => {
   const plan = emptyPlan();
   const nodeName = nameOf(node);
-  const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(
-    node,
-    input.ds
-  );
+  const placement = input.placement ?? daemonPlacement(input.ds);
+  const { shouldRun, shouldContinueRunning } = placement(node);
   // The index holds no empty lists: no entry is upstream's `!exists`.
   const daemonPods = input.nodeToDaemonPods.get(nodeName) ?? [];
   if (shouldRun) plan.desiredNumberScheduled = 1;
@@ -240,8 +240,12 @@ export const planManage = (
   input: ManageInput
 ): ManagePlan => {
   const plan = emptyPlan();
+  const judged = {
+    ...input,
+    placement: input.placement ?? daemonPlacement(input.ds),
+  };
   for (const node of nodes) {
-    const nodePlan = podsShouldBeOnNode(node, input);
+    const nodePlan = podsShouldBeOnNode(node, judged);
     plan.nodesNeedingDaemonPods.push(...nodePlan.nodesNeedingDaemonPods);
     plan.podsToDelete.push(...nodePlan.podsToDelete);
     plan.events.push(...nodePlan.events);

@@ -1,10 +1,8 @@
 /**
  * Ports the rolling update planner of pkg/controller/daemon/update.go
  * (`rollingUpdate`, `updatedDesiredNodeCounts`; `findUpdatedPodsOnNode` is in
- * updated-pods.ts) and
- * the budgets of pkg/controller/daemon/util/daemonset_util.go (`SurgeCount`,
- * `UnavailableCount`, `AllowsSurge`) with apimachinery's
- * `GetScaledValueFromIntOrPercent`.
+ * updated-pods.ts) and the budgets of pkg/controller/daemon/util/
+ * daemonset_util.go (`SurgeCount`, `UnavailableCount`, `AllowsSurge`).
  *
  * Assumptions: runs only with satisfied expectations after `manage`; the
  * manage loop prunes duplicates, creates missing pods and handles failed pods.
@@ -15,10 +13,9 @@
  * available; pods on nodes that should no longer run are deleted only while
  * availability stays above desired.
  *
- * Node order: upstream iterates a Go map (random order); we iterate nodes in
- * the node list's order, then nodes missing from it.
+ * Node order: upstream's is a Go map's (random); ours the node list's, then
+ * nodes missing from it.
  */
-
 import { InvalidObjectError, SyncError } from '../errors.js';
 import { filterDaemonPodsToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
 import { isDaemonPodAvailable } from './advanced/pod-readiness.js';
@@ -28,7 +25,7 @@ import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
 import { availableAtMs, podName } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { daemonPlacement, type NodePlacement } from './node-should-run.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
 
 const rollingUpdateOf = (ds: DaemonSet) =>
@@ -81,13 +78,14 @@ export interface UpdateBudget {
 export const updatedDesiredNodeCounts = (
   ds: DaemonSet,
   nodes: readonly Node[],
-  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>
+  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
+  placement: NodePlacement = daemonPlacement(ds)
 ): UpdateBudget => {
   const withEmpty = new Map<string, readonly Pod[]>();
   let desired = 0;
   for (const node of nodes) {
     const name = nameOf(node);
-    if (!nodeShouldRunDaemonPod(node, ds).shouldRun) continue;
+    if (!placement(node).shouldRun) continue;
     desired++;
     withEmpty.set(name, nodeToDaemonPods.get(name) ?? []);
   }
@@ -197,7 +195,8 @@ const planWithSurge = (
   nodes: readonly Node[],
   budget: UpdateBudget,
   hash: string,
-  nowMs: number
+  nowMs: number,
+  placement: NodePlacement
 ): RollingUpdatePlan => {
   const minReady = ds.spec?.minReadySeconds ?? 0;
   const nodesByName = new Map(nodes.map((n) => [nameOf(n), n]));
@@ -206,7 +205,7 @@ const planWithSurge = (
     if (node === undefined) {
       throw new SyncError(`couldn't get node for nodeName "${nodeName}"`);
     }
-    return nodeShouldRunDaemonPod(node, ds).shouldRun;
+    return placement(node).shouldRun;
   };
   const oldPodsToDelete: string[] = [];
   const shouldNotRunPodsToDelete: string[] = [];
@@ -286,15 +285,16 @@ export const planRollingUpdate = (
   nodes: readonly Node[],
   nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
   hash: string,
-  nowMs: number
+  nowMs: number,
+  placement: NodePlacement = daemonPlacement(ds)
 ): RollingUpdatePlan => {
   const budget = filterDaemonPodsToUpdate(
     ds,
     nodes,
     hash,
-    updatedDesiredNodeCounts(ds, nodes, nodeToDaemonPods)
+    updatedDesiredNodeCounts(ds, nodes, nodeToDaemonPods, placement)
   );
   return budget.maxSurge === 0
     ? planWithoutSurge(ds, budget, hash, nowMs)
-    : planWithSurge(ds, nodes, budget, hash, nowMs);
+    : planWithSurge(ds, nodes, budget, hash, nowMs, placement);
 };

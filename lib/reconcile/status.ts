@@ -18,7 +18,7 @@ import {
   sortByCreationTimestampAndPhase,
 } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
-import { nodeShouldRunDaemonPod } from './node-should-run.js';
+import { daemonPlacement, type NodePlacement } from './node-should-run.js';
 
 /** The seven counters the controller owns. */
 export interface StatusCounters {
@@ -42,7 +42,8 @@ export const calculateStatus = (
   nodes: readonly Node[],
   nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
   hash: string,
-  nowMs: number
+  nowMs: number,
+  placement: NodePlacement = daemonPlacement(ds)
 ): StatusCounters => {
   const minReady = ds.spec?.minReadySeconds ?? 0;
   const generation = getTemplateGeneration(ds);
@@ -57,7 +58,7 @@ export const calculateStatus = (
   };
   for (const node of nodes) {
     const pods = nodeToDaemonPods.get(nameOf(node)) ?? [];
-    if (!nodeShouldRunDaemonPod(node, ds).shouldRun) {
+    if (!placement(node).shouldRun) {
       if (pods.length > 0) c.numberMisscheduled++;
       continue;
     }

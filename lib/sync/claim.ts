@@ -100,14 +100,30 @@ const claimObjects = async <T extends KubeObject>(
   return claimed;
 };
 
-/** Returns the pods the DaemonSet controls (upstream `getDaemonPods`). */
-export const getDaemonPods = async (ctx: SyncContext): Promise<Pod[]> => {
+/**
+ * Returns the pods the DaemonSet controls (upstream `getDaemonPods`, which
+ * each phase of a sync calls). A pass over the listing an earlier pass of
+ * this sync claimed without patching anything is not redone: the same
+ * DaemonSet and the same pods give the same claim. After an adoption or a
+ * release, or when the reader lists anew, the pass runs again, as upstream's
+ * does.
+ */
+export const getDaemonPods = async (
+  ctx: SyncContext
+): Promise<readonly Pod[]> => {
   const { namespace } = ctx.dsKey;
   const pods = await ctx.deps.reader.listPods(namespace, ctx.ds);
   ctx.read.pods = pods;
-  return claimObjects(ctx, pods, (pod, p) =>
-    ctx.deps.podControl.patchPod(namespace, nameOf(pod), p)
-  );
+  if (ctx.claimed?.from === pods) return ctx.claimed.pods;
+  let patched = false;
+  const claimed = await claimObjects(ctx, pods, (pod, p) => {
+    patched = true;
+    return ctx.deps.podControl.patchPod(namespace, nameOf(pod), p);
+  });
+  ctx.claimed = patched
+    ? undefined
+    : { from: pods, pods: claimed, byNode: new Map() };
+  return claimed;
 };
 
 /** Returns the revisions the DaemonSet controls (`controlledHistories`). */
@@ -126,5 +142,13 @@ export const controlledHistories = async (ctx: SyncContext) => {
 export const nodesToDaemonPods = async (
   ctx: SyncContext,
   includeDeletedTerminal: boolean
-): Promise<Map<string, Pod[]>> =>
-  getNodesToDaemonPods(await getDaemonPods(ctx), includeDeletedTerminal);
+): Promise<ReadonlyMap<string, readonly Pod[]>> => {
+  const pods = await getDaemonPods(ctx);
+  const kept = ctx.claimed?.pods === pods ? ctx.claimed.byNode : undefined;
+  let byNode = kept?.get(includeDeletedTerminal);
+  if (byNode === undefined) {
+    byNode = getNodesToDaemonPods(pods, includeDeletedTerminal);
+    kept?.set(includeDeletedTerminal, byNode);
+  }
+  return byNode;
+};

@@ -16,6 +16,7 @@ import type {
   SlowStartMemory,
 } from '../ports/index.js';
 import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
+import type { NodePlacement } from '../reconcile/node-should-run.js';
 
 /** The ports a sync needs, all bound to the key's cluster. */
 export interface SyncDeps {
@@ -56,6 +57,25 @@ export interface SyncContext {
   deps: SyncDeps;
   /** What the sync read, returned with its result (SyncRead). */
   read: SyncRead;
+  /**
+   * Where `ds` wants pods: each node judged once for manage, rolling update
+   * and status, which upstream asks about the same nodes.
+   */
+  placement: NodePlacement;
+  /**
+   * The sync's last claim pass that patched nothing, kept for the next
+   * passes over the same listing (claim.ts).
+   */
+  claimed?: ClaimedPods;
+}
+
+/** A claim pass over one pod listing, and its groupings by node. */
+export interface ClaimedPods {
+  /** The listing claimed (the reader's array, compared by identity). */
+  from: readonly Pod[];
+  pods: readonly Pod[];
+  /** By `includeDeletedTerminal`. */
+  byNode: Map<boolean, ReadonlyMap<string, readonly Pod[]>>;
 }
 
 /**

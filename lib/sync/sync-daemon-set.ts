@@ -15,6 +15,7 @@ import { isEmptyLabelSelector } from '../reconcile/k8s/label-selector.js';
 import { labelOf } from '../reconcile/k8s/meta.js';
 import type { ControllerRevision, Node } from '../reconcile/k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../reconcile/k8s/types.js';
+import { placementOnce } from '../reconcile/node-should-run.js';
 import { planManage } from '../reconcile/pods-should-be-on-node.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
 import { nodesToDaemonPods } from './claim.js';
@@ -62,6 +63,7 @@ const manage = async (
     nodeToDaemonPods: byNode,
     nowMs: ctx.deps.clock.now(),
     backoff: await loadFailedPodBackoff(ctx, nodes, byNode),
+    placement: ctx.placement,
   };
   const plan = planManage(nodes, input);
   await saveFailedPodBackoff(ctx, plan.backoffUpdates);
@@ -100,7 +102,8 @@ const updateDaemonSet = async (
       nodes,
       byNode,
       hash,
-      ctx.deps.clock.now()
+      ctx.deps.clock.now(),
+      ctx.placement
     );
     const podsToDelete = isInPlaceIfPossible(ctx.ds)
       ? await updatePodsInPlace(
@@ -144,6 +147,7 @@ export const syncDaemonSet = async (
     ds,
     deps,
     read: { daemonSet: ds, pods: [] },
+    placement: placementOnce(ds),
   };
   const nodes = await deps.reader.listNodes();
   if (isEmptyLabelSelector(ds.spec?.selector)) {

@@ -111,7 +111,8 @@ export const updateDaemonSetStatus = async (
     nodes,
     byNode,
     hash,
-    ctx.deps.clock.now()
+    ctx.deps.clock.now(),
+    ctx.placement
   );
   await storeDaemonSetStatus(ctx, counters, updateObservedGen);
   const minReady = ctx.ds.spec?.minReadySeconds ?? 0;

@@ -119,43 +119,59 @@ const parseTerm = (term: NodeSelectorTerm): Check | string => {
   };
 };
 
+/** Why a node is not selected, or undefined when it is. */
+export type NodeMismatch = (node: Node) => string | undefined;
+
+/**
+ * Returns the spec's nodeSelector and required node affinity as one check,
+ * parsed once: why a node is not selected — the first unmatched nodeSelector
+ * entry, or each term's first failing requirement — or undefined when both
+ * select it (`GetRequiredNodeAffinity(pod)`, then `.Match(node)` per node,
+ * parse errors ignored).
+ */
+export function requiredNodeAffinityMatcher(spec: PodSpec): NodeMismatch {
+  const selector = Object.entries(spec.nodeSelector ?? {});
+  const required =
+    spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  const terms =
+    required === undefined || required === null
+      ? undefined
+      : (required.nodeSelectorTerms ?? []).map(parseTerm);
+  return (node) => {
+    const labels = node.metadata?.labels ?? {};
+    for (const [key, value] of selector) {
+      if (!Object.hasOwn(labels, key) || labels[key] !== value) {
+        return `nodeSelector ${key}=${value}: ${nodeHas('label', key, Object.hasOwn(labels, key) ? labels[key] : undefined)}`;
+      }
+    }
+    if (terms === undefined) return undefined;
+    if (terms.length === 0) {
+      return 'required node affinity has no terms (matches no node)';
+    }
+    const fields = extractNodeFields(node);
+    const failures: string[] = [];
+    for (const [i, check] of terms.entries()) {
+      const failed = typeof check === 'string' ? check : check(node, fields);
+      if (failed === undefined) return undefined;
+      failures.push(`term ${i + 1}: ${failed}`);
+    }
+    return `required node affinity: no term matches (${failures.join('; ')})`;
+  };
+}
+
 /**
  * Returns why the pod spec's nodeSelector or required node affinity does
- * not select the node — the first unmatched nodeSelector entry, or each
- * term's first failing requirement — or undefined when both select it
- * (`GetRequiredNodeAffinity(pod).Match(node)`, parse errors ignored).
+ * not select the node, or undefined when both select it
+ * (`requiredNodeAffinityMatcher(spec)(node)`).
  *
  * @example
  * requiredNodeAffinityMismatch({ containers: [], nodeSelector: { a: 'b' } },
  *   { metadata: { name: 'n' } }); // 'nodeSelector a=b: node has no label a'
  */
-export function requiredNodeAffinityMismatch(
+export const requiredNodeAffinityMismatch = (
   spec: PodSpec,
   node: Node
-): string | undefined {
-  const labels = node.metadata?.labels ?? {};
-  for (const [key, value] of Object.entries(spec.nodeSelector ?? {})) {
-    if (!Object.hasOwn(labels, key) || labels[key] !== value) {
-      return `nodeSelector ${key}=${value}: ${nodeHas('label', key, Object.hasOwn(labels, key) ? labels[key] : undefined)}`;
-    }
-  }
-  const required =
-    spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required === undefined || required === null) return undefined;
-  const terms = required.nodeSelectorTerms ?? [];
-  if (terms.length === 0) {
-    return 'required node affinity has no terms (matches no node)';
-  }
-  const fields = extractNodeFields(node);
-  const failures: string[] = [];
-  for (const [i, term] of terms.entries()) {
-    const check = parseTerm(term);
-    const failed = typeof check === 'string' ? check : check(node, fields);
-    if (failed === undefined) return undefined;
-    failures.push(`term ${i + 1}: ${failed}`);
-  }
-  return `required node affinity: no term matches (${failures.join('; ')})`;
-}
+): string | undefined => requiredNodeAffinityMatcher(spec)(node);
 
 /**
  * Returns whether the pod spec's nodeSelector and required node affinity

@@ -8,8 +8,10 @@ import type {
   Toleration,
 } from '#lib/reconcile/k8s/types.js';
 import {
+  daemonPlacement,
   newPod,
   nodeShouldRunDaemonPod,
+  placementOnce,
 } from '#lib/reconcile/node-should-run.js';
 import {
   clone,
@@ -631,5 +633,76 @@ describe('newPod (NewPod)', () => {
     expect(pod.spec?.containers).toEqual([]);
     expect(pod.spec?.tolerations).toHaveLength(6);
     expect(decide(newNode('n'), ds)).toEqual([true, true]);
+  });
+});
+
+describe('daemonPlacement and placementOnce (one judge per sync)', () => {
+  /** Nodes that each fail, or pass, a different predicate. */
+  const mixedNodes = (): Node[] => [
+    newNode('fits', { size: '4', color: 'red' }),
+    newNode('wrong-color', { size: '4', color: 'blue' }),
+    newNode('wrong-size', { size: '8', color: 'red' }),
+    withNode(newNode('no-schedule', { size: '4', color: 'red' }), (n) => {
+      n.spec = { taints: clone(noScheduleTaints) };
+    }),
+    withNode(newNode('no-execute', { size: '4', color: 'red' }), (n) => {
+      n.spec = { taints: clone(noExecuteTaints) };
+    }),
+    withNode(newNode('not-ready', { size: '4', color: 'red' }), (n) => {
+      n.spec = { taints: clone(nodeNotReady) };
+    }),
+  ];
+  const selective = (): DaemonSet =>
+    daemonSet((s) => {
+      s.nodeSelector = { color: 'red' };
+      s.affinity = requiredIn('size', ['4']);
+    });
+
+  it('judges every node as nodeShouldRunDaemonPod does, rejections included', () => {
+    // Prepare
+    const ds = selective();
+    const nodes = mixedNodes();
+    // Act
+    const judge = daemonPlacement(ds);
+    const got = nodes.map((n) => judge(n));
+    // Assess
+    expect(got).toEqual(nodes.map((n) => nodeShouldRunDaemonPod(n, ds)));
+    expect(got.map((f) => [f.shouldRun, f.shouldContinueRunning])).toEqual([
+      [true, true],
+      [false, false],
+      [false, false],
+      [false, true],
+      [false, false],
+      [true, true],
+    ]);
+    expect(got.map((f) => f.rejection?.predicate)).toEqual([
+      undefined,
+      'nodeAffinity',
+      'nodeAffinity',
+      'taint',
+      'taint',
+      undefined,
+    ]);
+  });
+
+  it('answers a node object it judged with the same verdict, and judges a newer object of that node afresh', () => {
+    // Prepare
+    const judge = placementOnce(selective());
+    const node = newNode('n1', { size: '4', color: 'red' });
+    const tainted = withNode(clone(node), (n) => {
+      n.spec = { taints: clone(noExecuteTaints) };
+    });
+    // Act
+    const first = judge(node);
+    const again = judge(node);
+    const newer = judge(tainted);
+    // Assess
+    expect(again).toBe(first);
+    expect(first.shouldRun).toBe(true);
+    expect(newer).not.toBe(first);
+    expect([newer.shouldRun, newer.shouldContinueRunning]).toEqual([
+      false,
+      false,
+    ]);
   });
 });

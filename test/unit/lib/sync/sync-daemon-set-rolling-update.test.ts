@@ -33,6 +33,7 @@ import {
   CONTROLLER_REVISION_HASH_LABEL,
   TEMPLATE_GENERATION_LABEL,
 } from '#lib/reconcile/k8s/types.js';
+import { placementOnce } from '#lib/reconcile/node-should-run.js';
 import { controlledHistories } from '#lib/sync/claim.js';
 import {
   makeNodes,
@@ -428,6 +429,7 @@ describe('controlledHistories (update_test.go)', () => {
       ds,
       deps: h.deps,
       read: { daemonSet: ds, pods: [] },
+      placement: placementOnce(ds),
     });
 
   it('TestControlledHistories: claims its own revision and adopts an orphan in the same namespace', async () => {
