@@ -55,7 +55,10 @@ export interface Sample {
   requests: number;
   bytesRead: number;
   bytesWritten: number;
+  /** Wall-clock time. */
   ms: number;
+  /** CPU time of the whole process (all its threads, GC included). */
+  cpuMs: number;
 }
 
 /** Returns a Logger that collects warnings and errors into `problems`. */
@@ -96,14 +99,17 @@ export const measure = async (
   act: () => Promise<unknown>
 ): Promise<Sample> => {
   const before = { ...http.stats };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await act();
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   return {
     requests: http.stats.requests - before.requests,
     bytesRead: http.stats.bytesRead - before.bytesRead,
     bytesWritten: http.stats.bytesWritten - before.bytesWritten,
     ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 };
 
