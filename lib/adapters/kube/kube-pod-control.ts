@@ -14,6 +14,7 @@ import { EventReason } from '../../reconcile/events.js';
 import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { paths } from './paths.js';
+import { METADATA_ANSWER } from './protobuf/partial-object-metadata.js';
 
 export const patchContentType = (patch: Patch) =>
   patch.type === 'strategic'
@@ -64,10 +65,13 @@ export class KubePodControl implements PodControl {
 
   async deletePod(namespace: string, name: string, owner: DaemonSet) {
     try {
-      await this.#http.requestMetadata(
+      // The answer is asked small and never read: a delete that landed is
+      // not undone by an answer that would not decode.
+      await this.#http.requestText(
         `delete pod ${namespace}/${name}`,
         'DELETE',
-        paths.pod(namespace, name)
+        paths.pod(namespace, name),
+        { accept: METADATA_ANSWER }
       );
     } catch (e) {
       if (!isApiError(e, ApiErrorReason.NotFound)) {

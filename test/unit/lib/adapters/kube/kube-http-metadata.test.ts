@@ -3,7 +3,8 @@
  * protobuf first, and reads whichever answer the server chose — protobuf
  * PartialObjectMetadata, its JSON, or the whole object — to the same name
  * and resourceVersion; a protobuf answer that does not decode is a typed
- * error, and so is a Status in either encoding. A real HTTPS server on
+ * error, and so is a Status in either encoding. A pod delete asks the same
+ * and reads nothing. A real HTTPS server on
  * loopback answers; what kube-apiserver answers is checked in
  * test/integration/kube-adapter.test.ts.
  */
@@ -13,7 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterAccess } from '#lib/adapters/kube/cluster-access.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
+import { FakeEventRecorder } from '#test/helpers/fakes/fake-event-recorder.js';
 import {
   bytesField,
   concat,
@@ -183,5 +186,25 @@ describe('KubeHttp.requestMetadata', () => {
     const failure = (await create().catch((e: unknown) => e)) as KubeApiError;
     // Assess
     expect(failure.reason).toBe(ApiErrorReason.NotFound);
+  });
+
+  it('deletes a pod asking for the small answer, and never reads it: an answer that would not decode leaves the delete done', async () => {
+    // Prepare
+    next = { status: 200, type: PROTOBUF, body: 'not protobuf' };
+    const events = new FakeEventRecorder();
+    const pods = new KubePodControl({ http, events });
+    // Act
+    await pods.deletePod('x', 'p1', { metadata: { name: 'ds' } });
+    // Assess
+    expect(accepted?.split(', ')[0]).toBe(
+      `${PROTOBUF};as=PartialObjectMetadata;g=meta.k8s.io;v=v1`
+    );
+    expect(events.events).toEqual([
+      {
+        type: 'Normal',
+        reason: 'SuccessfulDelete',
+        message: 'Deleted pod: p1',
+      },
+    ]);
   });
 });
