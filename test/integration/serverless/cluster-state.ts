@@ -73,11 +73,15 @@ export const isDaemonSetConverged = async (
     (s.numberMisscheduled ?? 0) === 0 &&
     s.observedGeneration === ds.metadata?.generation &&
     pods.length === n &&
-    nodes.every(
-      (node) =>
-        on(node).length === 1 &&
-        on(node)[0]?.spec?.containers[0]?.image === image
-    )
+    nodes.every((node) => {
+      const [pod, ...more] = on(node);
+      return (
+        pod !== undefined &&
+        more.length === 0 &&
+        pod.spec?.containers[0]?.image === image &&
+        isPodAvailable(pod)
+      );
+    })
   );
 };
 
