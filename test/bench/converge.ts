@@ -35,6 +35,7 @@ import {
 import { countingWrites } from './controller-writes.js';
 import type { CountingProxy } from './counting-proxy.js';
 import { say } from './markdown.js';
+import { withCpuAccount } from './process-cpu.js';
 import {
   OLD_IMAGE,
   ROLLING_UPDATE,
@@ -229,14 +230,18 @@ export const runServerless = async (
     };
     const logFrom = (await stack.counters()).logLines;
     const { ms: convergeMs, ...create } = await measureWindow(probe, ns, () =>
-      timeToConverge(testbed, ns, nodes)
+      withCpuAccount(`serverless: ${n} nodes, create`, () =>
+        timeToConverge(testbed, ns, nodes)
+      )
     );
     say(
       `serverless: ${n} nodes converged in ${convergeMs} ms, quiet=${create.quiet} after ${create.windowMs} ms`
     );
     sayReadsByKind('create', create);
     const rollout = await measureWindow(probe, ns, () =>
-      timeToRollOut(testbed.admin, ns, nodes)
+      withCpuAccount(`serverless: ${n} nodes, rollout`, () =>
+        timeToRollOut(testbed.admin, ns, nodes)
+      )
     );
     say(
       `serverless: ${n} nodes rolled out in ${rollout.ms} ms, quiet=${rollout.quiet} after ${rollout.windowMs} ms`
@@ -299,13 +304,19 @@ export const runUpstream = async (
     const settle = () => sleep(QUIET_MS);
     const { ms: convergeMs, ...create } = await countingWrites(
       testbed.admin,
-      () => timeToConverge(testbed, ns, nodes),
+      () =>
+        withCpuAccount(`upstream (qps ${qps}): ${n} nodes, create`, () =>
+          timeToConverge(testbed, ns, nodes)
+        ),
       settle
     );
     say(`upstream (qps ${qps}): ${n} nodes converged in ${convergeMs} ms`);
     const rollout = await countingWrites(
       testbed.admin,
-      () => timeToRollOut(testbed.admin, ns, nodes),
+      () =>
+        withCpuAccount(`upstream (qps ${qps}): ${n} nodes, rollout`, () =>
+          timeToRollOut(testbed.admin, ns, nodes)
+        ),
       settle
     );
     say(`upstream (qps ${qps}): ${n} nodes rolled out in ${rollout.ms} ms`);

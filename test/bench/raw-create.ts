@@ -24,6 +24,7 @@ import {
 } from './bench-testbed.js';
 import { countingWrites } from './controller-writes.js';
 import { say } from './markdown.js';
+import { withCpuAccount } from './process-cpu.js';
 import { inFlightLimit, podBody, type RawPlacement } from './raw-pods.js';
 import { rollOutRaw } from './raw-rollout.js';
 import { OLD_IMAGE, type RolloutResult } from './rollout.js';
@@ -125,12 +126,19 @@ export const runRaw = async (
   try {
     const viaScheduler = `${ns}-scheduled`;
     await createNamespace(admin, viaScheduler);
-    const scheduled = await createAll(admin, viaScheduler, nodes, 'scheduler');
+    const scheduled = await withCpuAccount(`raw (scheduler): ${n} pods`, () =>
+      createAll(admin, viaScheduler, nodes, 'scheduler')
+    );
     await cleanUpRun(admin, viaScheduler, []);
-    const bound = await createAll(admin, ns, nodes, 'nodeName');
+    const bound = await withCpuAccount(`raw (nodeName): ${n} pods`, () =>
+      createAll(admin, ns, nodes, 'nodeName')
+    );
     const rollout = await countingWrites(
       admin,
-      () => rollOutRaw(admin, ns, nodes),
+      () =>
+        withCpuAccount(`raw: ${n} pods, rollout`, () =>
+          rollOutRaw(admin, ns, nodes)
+        ),
       () => sleep(SETTLE_MS)
     );
     say(`raw: ${n} pods replaced in ${rollout.ms} ms`);
