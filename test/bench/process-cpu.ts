@@ -113,7 +113,7 @@ export const withCpuAccount = async <T>(
       program,
       cpuS: (ticks - (before.byProgram.get(program) ?? 0)) / TICKS_PER_SECOND,
     }))
-    .filter((p) => p.cpuS > 0)
+    .filter((p) => p.cpuS >= 0.05)
     .sort((a, b) => b.cpuS - a.cpuS);
   say(
     `${what}: CPU over ${seconds.toFixed(1)} s, machine ${(busy * 100).toFixed(0)} % busy: ${spent
