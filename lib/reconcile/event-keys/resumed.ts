@@ -27,7 +27,7 @@ import type {
   Pod,
   Taint,
 } from '../k8s/types.js';
-import { nodeShouldRunDaemonPod } from '../node-should-run.js';
+import { daemonPlacement } from '../node-should-run.js';
 import {
   type ClusterView,
   daemonSetKey,
@@ -125,8 +125,9 @@ export const updateNodeResumed = (
   if (shouldIgnoreNodeUpdate(oldNode, cur)) return noEventKeys();
   const out = noEventKeys();
   for (const ds of view.daemonSets) {
-    const before = nodeShouldRunDaemonPod(oldNode, ds);
-    const after = nodeShouldRunDaemonPod(cur, ds);
+    const fits = daemonPlacement(ds);
+    const before = fits(oldNode);
+    const after = fits(cur);
     if (
       before.shouldRun !== after.shouldRun ||
       before.shouldContinueRunning !== after.shouldContinueRunning ||
