@@ -8,6 +8,7 @@
  *
  * `clusters` talks to the state table; every other command to a cluster.
  */
+import './require-node.js';
 import { runClusters } from './clusters.js';
 import { runKubectlDsr } from './kubectl-dsr.js';
 
