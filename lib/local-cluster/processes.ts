@@ -105,8 +105,8 @@ const anyFreePort = (): Promise<number> =>
 /**
  * Returns `pick` made to hand out each port once in this process. A port
  * stays free until the component told it binds it, so the kernel may offer
- * it again meanwhile: etcd's client and peer ports once came out equal and
- * the test bed failed to start (session 21's campaign).
+ * it again meanwhile: etcd's client and peer ports could come out equal and
+ * the test bed would fail to start.
  */
 export const handingOutOnce =
   (pick: () => Promise<number>, handedOut = new Set<number>()) =>

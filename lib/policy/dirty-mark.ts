@@ -20,8 +20,8 @@ export const DIRTY_MARK_TTL_MS = 5 * 60_000;
  * How long a mark whose message was not yet confirmed sent blocks other
  * adds: a send takes well under this. Its sender may have died between mark
  * and send; its retry (a redelivery, a restarted bridge) then marks anew and
- * sends (campaign seeds 316, 344), and another sender's add waits for the
- * mark's fate instead of coalescing into it (seed 60459). An add racing a
+ * sends, and another sender's add waits for the mark's fate instead of
+ * coalescing into it. An add racing a
  * slow send may send a second message: one extra sync, never a lost one.
  */
 export const UNSENT_MARK_MS = 3_000;

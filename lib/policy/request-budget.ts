@@ -134,9 +134,8 @@ export const claimSize = (rateQps: number): number =>
  * ahead of `nowMs`: a Retry-After empties the bucket (foldSample), so a
  * future `atMs` beside whole tokens only means the writer's clock is ahead
  * of this reader's, and the tokens are as real as its refill. Waiting out
- * that skew instead, with whole tokens left, gave a wait below zero and a
- * claim loop re-reading the store without sleeping (campaign seed 110019:
- * 1,991 budget reads against 42 without faults).
+ * that skew instead, with whole tokens left, would give a wait below zero
+ * and a claim loop re-reading the store without sleeping.
  */
 export const takeTokens = (
   state: BudgetState,

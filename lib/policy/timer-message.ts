@@ -20,9 +20,9 @@ export const TIMER_SLACK_MS = 1_000;
  * How long an armed timer whose message was never confirmed sent still
  * blocks a later one: the writer may have died between arming and sending.
  * Well above an SQS send; an add it blocks waits it out (arm-for-send.ts).
- * It was 30 s, "far below the 360-s redelivery of the sync that asked for
- * it": with the campaign's 6-s visibility that redelivery came first, was
- * refused, and the key was never woken (seed 170896).
+ * It must stay below the redelivery of the sync that asked for the timer
+ * under any visibility timeout (the campaign's is 6 s): a longer one would
+ * refuse that redelivery's requeue, and the key would never be woken.
  */
 export const UNSENT_TIMER_MS = 3_000;
 

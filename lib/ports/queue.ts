@@ -185,7 +185,7 @@ export interface WorkQueueMarks {
    * Abandons the timer if `token` is still the armed one: its message could
    * not be sent. Unlike a disarmed timer it stays on record, so the
    * messages of timers it replaced still fire (a missing timer reads as
-   * "fired or replaced", and would drop them: campaign seed 180457), and it
+   * "fired or replaced", and would drop them), and it
    * blocks no later timer.
    */
   abandonTimer(key: string, token: string): Promise<void>;

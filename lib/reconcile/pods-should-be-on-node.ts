@@ -204,8 +204,8 @@ export const podsShouldBeOnNode = (
  * new one (an untolerated NoSchedule taint) that the scheduler never bound:
  * it never will, so they have nothing to continue, and kept they would count
  * as unavailable and hold a rolling update forever. Upstream keeps them
- * (campaign seed 10021: a pod created from a node list read just before the
- * taint stayed Pending and the rollout never finished). Returns the rest.
+ * (a pod created from a node list read just before the taint stays Pending
+ * and the rollout never finishes). Returns the rest.
  */
 const withoutNeverBound = (pods: readonly Pod[], plan: ManagePlan): Pod[] =>
   pods.filter((pod) => {

@@ -214,7 +214,7 @@ const planWithSurge = (
   let numSurge = 0;
   let numAvailable = 0;
   // Upstream waits for the Ready event's AddAfter(minReady + 1 s), missed by a
-  // clock > 1 s behind the node's (seed 60438): ask, by this clock, instead.
+  // clock > 1 s behind the node's: ask, by this clock, instead.
   let waitUntil = Number.POSITIVE_INFINITY;
   for (const [nodeName, pods] of budget.nodeToDaemonPods) {
     const { newPod, oldPod, ok } = findUpdatedPodsOnNode(ds, pods, hash);

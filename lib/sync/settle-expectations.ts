@@ -57,8 +57,8 @@ export const setExpectationsOrUndo = (
  * create or delete, creates skipped after a failed batch). When the
  * lowering fails, the key's next sync is made to drop the record and read
  * the latest state, as after a dead attempt — it sees every pod this one
- * made — and the error goes on (campaign seed 230612: a throttled lowering
- * left ds-0 expecting creates never made, and no sync created a pod again).
+ * made — and the error goes on (else a throttled lowering would leave the
+ * record expecting creates never made, and no sync would create a pod again).
  */
 export const lowerOrDropNext = (
   ctx: SyncContext,

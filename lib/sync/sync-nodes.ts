@@ -118,8 +118,8 @@ const createPods = async (
   }
   // Upstream lowers the expectation of a failed create and trusts its
   // informer to show the pod if it was made after all; a cache here may
-  // not, and the next sync would create a second pod on the node
-  // (campaign seed 80707: a POST committed, its answer cut).
+  // not, and the next sync would create a second pod on the node (a POST
+  // that committed with its answer cut).
   if (lostAnswers) await deps.readLatestNext?.();
   if (rounds.length > 0) {
     deps.slowStart?.remember(key, nextSlowStartProof(rounds, deps.clock.now()));

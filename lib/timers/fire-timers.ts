@@ -83,7 +83,7 @@ export const fireParsedTimer = async (
   // superseded 1-hour timer costs one message, not four.
   const armed = await deps.marks.armedTimer(timer.key);
   // Only a replacement whose message is out supersedes: one unsent may
-  // never be sent (its sender failed or died; seed 180457).
+  // never be sent (its sender failed or died).
   const superseded =
     armed === undefined ||
     (armed.token !== timer.token &&

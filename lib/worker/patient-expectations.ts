@@ -15,7 +15,7 @@ import type { Clock, ExpectationsStore } from '../ports/index.js';
 /**
  * How long the deployed syncs wait: off. A first cut that also waited
  * before the rolling update measured a 5,000-node create at 30.4 s against
- * 37.5 s without, but broke upstream's rule (seed 1005); waiting on the
+ * 37.5 s without, but broke upstream's rule (see below); waiting on the
  * first question only measured 47.4 s against 36.1 s (one run each), so it
  * stays off until an A/B with repeats says otherwise.
  */
@@ -51,8 +51,8 @@ export const withPatience = (
     // rolling update) follows the sync's own writes: upstream skips the
     // rolling update until they are observed, because the pods the sync
     // read predate them — waiting there would let it act on that stale
-    // list (the CI campaign, seed 1005: an old pod deleted beside the new
-    // one's failed pod, in the same sync).
+    // list (an old pod deleted beside the new one's failed pod, in the
+    // same sync).
     if (asked) return store.satisfiedExpectations(key);
     asked = true;
     const untilMs = Math.min(o.clock.now() + o.waitMs, o.deadlineMs);

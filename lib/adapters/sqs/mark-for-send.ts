@@ -2,8 +2,8 @@
  * The dirty mark an add sets before it sends (client-go's dirty set), and
  * what an add does when another sender's mark is there but not yet
  * confirmed sent: that sender may have died between its mark and its send.
- * A restarted bridge's add within 3 s once coalesced into such a mark, and
- * the change was never synced (campaign seed 60459). So the add waits for
+ * A restarted bridge's add within 3 s would coalesce into such a mark, and
+ * the change would never be synced. So the add waits for
  * the mark's fate: sent, or taken by a sync that began after this add's
  * change — nothing to send; cleared or stale — it marks anew and sends.
  */

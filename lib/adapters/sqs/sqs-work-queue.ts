@@ -150,7 +150,7 @@ export class SqsWorkQueue implements WorkQueue {
       );
     } catch (e) {
       // The mark may have landed with its answer lost: this add's retry must
-      // be admitted by it, not swallowed (campaign seed 30180).
+      // be admitted by it, not swallowed.
       this.#unsentMarks.set(key, markId);
       throw e;
     }
@@ -213,7 +213,7 @@ export class SqsWorkQueue implements WorkQueue {
     } catch (e) {
       // An armed timer without a message would swallow every later
       // addAfter of the key, and a disarmed one would drop the message of
-      // the timer it replaced (seed 180457); the caller's retry arms anew.
+      // the timer it replaced; the caller's retry arms anew.
       try {
         await this.#marks.abandonTimer(key, token);
       } catch (abandonError) {
