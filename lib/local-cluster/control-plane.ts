@@ -1,8 +1,8 @@
 /**
  * The project's local control plane: etcd, kube-apiserver, kube-scheduler, a
  * kube-controller-manager running only the support controllers (garbage
- * collector, namespace, podgc) and KWOK simulating nodes — all on 127.0.0.1
- * with free ports and one temp directory. Used by the integration tests'
+ * collector, namespace, podgc, ClusterRole aggregation) and KWOK simulating
+ * nodes, on 127.0.0.1 with free ports and one temp directory. Used by the integration tests'
  * global setup, the benchmarks and the local run. The upstream DaemonSet
  * controller (the oracle) is started separately: upstream-controller.ts.
  */
@@ -49,7 +49,7 @@ export interface ControlPlaneOptions {
   keepWorkDir?: boolean;
   /** Another cluster on a running control plane's etcd, under its own key prefix (fleet bench). */
   sharedEtcd?: { clientPort: number; prefix: string };
-  /** Run the support controllers (GC, namespaces, pod GC); default: unless `sharedEtcd`. */
+  /** Run the support controllers (GC, namespaces, pod GC, ClusterRole aggregation); default: unless `sharedEtcd`. */
   supportControllers?: boolean;
 }
 
@@ -236,7 +236,7 @@ export class ControlPlane {
       'kcm-support',
       [
         `--kubeconfig=${this.kubeconfigPath}`,
-        '--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller',
+        '--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,clusterrole-aggregation-controller',
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
         `--secure-port=${port}`,
