@@ -200,6 +200,7 @@ export class ServerlessStack {
       reconcilePerCluster: 5,
       bridgeClustersPerTurn: 10,
       bridgeNodesPerTurn: 5_000,
+      bridgeEconomyConcurrency: 50,
       perClusterMetrics: false,
     };
     this.#endpoints = this.#o.productEndpoints ?? endpoints;

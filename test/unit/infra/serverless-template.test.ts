@@ -185,6 +185,19 @@ describe('serverless.yml', () => {
     expect(prop(t, 'EconomyBridgeLambdaFunction', 'MemorySize')).toBe(256);
   });
 
+  it("tells the dispatcher the economy function's reservation, beyond which it spreads economy launches", () => {
+    // Act
+    const vars = (
+      prop(t, 'BridgeDispatchLambdaFunction', 'Environment') as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    // Assess
+    expect(Number(vars.BRIDGE_ECONOMY_CONCURRENCY)).toBe(
+      prop(t, 'EconomyBridgeLambdaFunction', 'ReservedConcurrentExecutions')
+    );
+  });
+
   it('keys the table by pk alone with a sparse registry index, expires records on expiresAt, keeps backups', () => {
     // Act
     const p = resource(t, 'StateTable').Properties;
