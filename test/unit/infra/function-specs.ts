@@ -32,6 +32,8 @@ const bridgeGrants = [
   ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
   ...table('DeleteItem', 'ConditionCheckItem'),
   'sqs:SendMessage WorkQueue',
+  // A pod turned ready under minReadySeconds: its owner again, later.
+  'sqs:SendMessage DelayQueue',
   `secretsmanager:GetSecretValue ${SECRETS}`,
   `sts:AssumeRole ${CLUSTER_ROLES}`,
   `eks:DescribeCluster ${EKS_CLUSTERS}`,
