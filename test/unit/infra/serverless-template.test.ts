@@ -365,6 +365,31 @@ describe('serverless.yml', () => {
   });
 
   it.each(FUNCTION_SPECS)(
+    "scopes $key's item rights to the item kinds its code uses",
+    (f) => {
+      // Prepare
+      const policies = asList(prop(t, `${f.id}Role`, 'Policies')) as {
+        PolicyDocument: {
+          Statement: (PolicyStatement & {
+            Condition?: Record<string, Record<string, unknown>>;
+          })[];
+        };
+      }[];
+      // Act: every Allow on the table itself (the registry index aside).
+      const scopes = policies
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .filter(
+          (st) =>
+            st.Effect === 'Allow' &&
+            asList(st.Resource).some((r) => referencedId(r) === 'StateTable')
+        )
+        .map((st) => st.Condition?.['ForAllValues:StringLike']);
+      // Assess
+      expect(scopes).toEqual([{ 'dynamodb:LeadingKeys': f.leadingKeys }]);
+    }
+  );
+
+  it.each(FUNCTION_SPECS)(
     'denies $key any write to the registry (cluster# items, F14)',
     (f) => {
       // Act
