@@ -28,6 +28,11 @@ export interface Config {
   bridgeClustersPerTurn: number;
   /** Bridge: nodes (summed over its clusters) one invocation bridges at most. */
   bridgeNodesPerTurn: number;
+  /**
+   * Dispatcher: the economy function's reserved concurrency; more economy
+   * runs than this in a tick are launched spread over the tick.
+   */
+  bridgeEconomyConcurrency: number;
   /** Dispatcher: the bridge functions it launches turns on. */
   bridgeFunctions?: { watch: string; economy: string };
   /**
@@ -95,6 +100,7 @@ export const loadConfig = (env: Env = process.env): Config => {
     reconcilePerCluster: count('RECONCILE_PER_CLUSTER', 5, 1_000),
     bridgeClustersPerTurn: count('BRIDGE_CLUSTERS_PER_TURN', 10, 100),
     bridgeNodesPerTurn: count('BRIDGE_NODES_PER_TURN', 5_000, 1_000_000),
+    bridgeEconomyConcurrency: count('BRIDGE_ECONOMY_CONCURRENCY', 50, 1_000),
     perClusterMetrics: flag('PER_CLUSTER_METRICS'),
     ...bridgeFunctions(env, problems),
     ...(env.DEPLOYMENT_ID?.trim()

@@ -25,6 +25,7 @@ import {
   planBridgeRuns,
   type TurnLimits,
 } from './plan-bridge-turns.js';
+import { sleep } from './resource-watch.js';
 
 /** The dispatcher's tick (the schedule's rate). */
 export const DISPATCH_TICK_MS = 60_000;
@@ -36,6 +37,8 @@ export interface BridgeDispatchDeps {
   launcher: BridgeLauncher;
   clock: Clock;
   logger: Logger;
+  /** Waits before a spread launch (default: a timer); tests record it. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The dispatcher's knobs. */
@@ -48,6 +51,8 @@ export interface BridgeDispatchOptions extends TurnLimits {
   tickMs?: number;
   /** The bridge runs' lease TTL (default LEASE_TTL_MS); tests shorten it. */
   leaseTtlMs?: number;
+  /** Economy runs launched at once at most (see planBridgeRuns). */
+  economyBurst?: number;
 }
 
 /** What a tick did. */
@@ -97,13 +102,21 @@ export const dispatchBridgeTurns = async (
     handoverLeadMs,
     claimStaleMs,
     tickMs,
+    ...(opts.economyBurst ? { economyBurst: opts.economyBurst } : {}),
   });
   const claimed = await claimRuns(deps, runs, opts.tickId, claimStaleMs);
   const turns = packBridgeTurns(claimed, opts);
+  const delays = new Map(claimed.map((r) => [r.cluster, r.launchDelayMs]));
+  const wait = deps.sleep ?? sleep;
   const launched: BridgeTurn[] = [];
   let failedLaunches = 0;
   await Promise.all(
     turns.map(async (turn) => {
+      const delayMs =
+        turn.mode === 'economy'
+          ? delays.get(turn.clusters[0]?.cluster ?? '')
+          : 0;
+      if (delayMs) await wait(delayMs);
       try {
         await deps.launcher.launch(turn);
         launched.push(turn);

@@ -4,7 +4,10 @@
  *
  * - An economy cluster gets a run of its own every tick unless one still
  *   holds its lease or is on its way: whatever the watch clusters do, it is
- *   drained within a minute.
+ *   drained within a minute. More economy runs than the economy function's
+ *   reservation are launched spread over a third of the tick, each at a
+ *   point fixed by its id, not all in one second: Lambda throttles the
+ *   excess of a burst and drops what is still throttled a minute later.
  * - A watch cluster's run is succeeded before it ends: once its planned end
  *   is within `handoverLeadMs`, a successor is launched that waits for the
  *   end and takes the lease at once (the cluster is unwatched for the time
@@ -40,7 +43,15 @@ export interface BridgePlanInput {
   claimStaleMs: number;
   /** The dispatcher's tick (failure backoffs count in ticks). */
   tickMs: number;
+  /**
+   * Economy runs launched at once at most (the economy function's reserved
+   * concurrency); more are spread over the tick. Absent: never spread.
+   */
+  economyBurst?: number;
 }
+
+/** The share of a tick economy launches spread over (20 s of 60 s). */
+export const ECONOMY_SPREAD_TICKS = 1 / 3;
 
 /** A run to launch for one cluster, and the claim it needs first. */
 export interface PlannedRun extends ClusterTurn {
@@ -49,6 +60,8 @@ export interface PlannedRun extends ClusterTurn {
   takeOverFrom: string | undefined;
   /** Nodes at the last checkpoint (0 when never seen). */
   nodes: number;
+  /** How long after the tick's start the run is launched (absent: at once). */
+  launchDelayMs?: number;
 }
 
 /** Returns the runs this tick must launch, in registry order. */
@@ -62,7 +75,29 @@ export const planBridgeRuns = (input: BridgePlanInput): PlannedRun[] => {
         : planWatchRun(record.id, lease, input);
     if (run !== undefined) runs.push(run);
   }
-  return runs;
+  return spreadEconomyRuns(runs, input);
+};
+
+/**
+ * Delays each economy run by a point of the spread fixed by its id (as
+ * first watch turns are staggered) once they outnumber the burst, and moves
+ * its end by as much: a cluster is drained at the same second of every
+ * tick, and every run keeps its whole drain.
+ */
+const spreadEconomyRuns = (
+  runs: PlannedRun[],
+  input: BridgePlanInput
+): PlannedRun[] => {
+  const economy = runs.filter((r) => r.mode === 'economy').length;
+  if (input.economyBurst === undefined || economy <= input.economyBurst) {
+    return runs;
+  }
+  const spreadMs = Math.floor(input.tickMs * ECONOMY_SPREAD_TICKS);
+  return runs.map((run) => {
+    if (run.mode !== 'economy') return run;
+    const launchDelayMs = clusterHash(run.cluster) % (spreadMs + 1);
+    return { ...run, launchDelayMs, stopAtMs: run.stopAtMs + launchDelayMs };
+  });
 };
 
 const isLive = (lease: LeaseView | undefined, nowMs: number): boolean =>
@@ -155,13 +190,18 @@ const planWatchRun = (
  * started together hand over at different times from then on.
  */
 export const firstTurnMs = (cluster: string, watchMs: number): number => {
+  const quarter = Math.floor(watchMs / 4);
+  return quarter + (clusterHash(cluster) % (watchMs - quarter + 1));
+};
+
+/** The cluster id's FNV-1a hash: a point of a period fixed by the id. */
+const clusterHash = (cluster: string): number => {
   let hash = 0x811c9dc5;
   for (const ch of cluster) {
     hash ^= ch.charCodeAt(0);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  const quarter = Math.floor(watchMs / 4);
-  return quarter + (hash % (watchMs - quarter + 1));
+  return hash;
 };
 
 /** How many clusters, and how large, one invocation may bridge at once. */

@@ -35,6 +35,7 @@ export const createBridgeDispatchHandler = (o: {
     | 'bridgeEconomySeconds'
     | 'bridgeClustersPerTurn'
     | 'bridgeNodesPerTurn'
+    | 'bridgeEconomyConcurrency'
   >;
   logger: Logger;
   metrics?: Metrics;
@@ -52,6 +53,7 @@ export const createBridgeDispatchHandler = (o: {
         economySeconds: o.config.bridgeEconomySeconds,
         clustersPerTurn: o.config.bridgeClustersPerTurn,
         nodesPerTurn: o.config.bridgeNodesPerTurn,
+        economyBurst: o.config.bridgeEconomyConcurrency,
         ...(o.tickMs ? { tickMs: o.tickMs } : {}),
         ...(o.leaseTtlMs ? { leaseTtlMs: o.leaseTtlMs } : {}),
       });

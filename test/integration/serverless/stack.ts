@@ -122,7 +122,17 @@ export interface StackOptions {
    * container, the stack's `wiring`); the fault campaign gives each
    * invocation a container of its own that it can kill.
    */
-  host?: (newWiring: (clock?: Clock) => AwsWiring) => FunctionHost;
+  host?: (
+    newWiring: (clock?: Clock, endpoints?: Endpoints) => AwsWiring
+  ) => FunctionHost;
+  /** Where the dispatcher's clients go (default: the product's endpoints). */
+  dispatchEndpoints?: Endpoints;
+}
+
+/** The emulators' endpoints, one per service. */
+export interface Endpoints {
+  dynamodb: string;
+  sqs: string;
 }
 
 /** The functions a stack runs. */
@@ -200,6 +210,7 @@ export class ServerlessStack {
       reconcilePerCluster: 5,
       bridgeClustersPerTurn: 10,
       bridgeNodesPerTurn: 5_000,
+      bridgeEconomyConcurrency: 50,
       perClusterMetrics: false,
     };
     this.#endpoints = this.#o.productEndpoints ?? endpoints;
@@ -288,7 +299,7 @@ export class ServerlessStack {
     };
     const dispatch = createBridgeDispatchHandler({
       dispatch: createDispatchWiring(this.config, this.logger, {
-        ...this.#clientOverrides(),
+        ...this.#clientOverrides(this.#o.dispatchEndpoints),
         launcher: { launch },
       }),
       config: this.config,
@@ -317,9 +328,9 @@ export class ServerlessStack {
   }
 
   /** Builds the functions' clients and adapters, as a new container does. */
-  newWiring(clock?: Clock): AwsWiring {
+  newWiring(clock?: Clock, endpoints?: Endpoints): AwsWiring {
     return createAwsWiring(this.config, this.logger, this.metrics, {
-      ...this.#clientOverrides(),
+      ...this.#clientOverrides(endpoints),
       // The test bed's cluster is registered with its kubeconfig file.
       kubeconfigFiles: kubeConfigFromFile,
       ...(clock ? { clock } : {}),
@@ -331,7 +342,9 @@ export class ServerlessStack {
     name: FunctionName,
     makeHandler: (wiring: AwsWiring) => Handler<E, R>
   ): Handler<E, R> {
-    this.#functionHost ??= this.#o.host?.((clock) => this.newWiring(clock));
+    this.#functionHost ??= this.#o.host?.((clock, endpoints) =>
+      this.newWiring(clock, endpoints)
+    );
     return this.#functionHost
       ? this.#functionHost.host(name, makeHandler)
       : makeHandler(this.wiring);
@@ -360,9 +373,9 @@ export class ServerlessStack {
   }
 
   /** The product's SDK client options: the emulators, test credentials. */
-  #clientOverrides() {
+  #clientOverrides(endpoints?: Endpoints) {
     return {
-      endpoints: this.#endpoints,
+      endpoints: endpoints ?? this.#endpoints,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     };

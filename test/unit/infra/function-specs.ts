@@ -27,11 +27,27 @@ const table = (...actions: string[]) =>
  * Each function as the template must declare it: logical-id stem, osls key,
  * timeout, and exactly what its role allows (`action resource` lines).
  */
+/**
+ * The item kinds (partition-key prefixes) each function's table rights are
+ * scoped to by `dynamodb:LeadingKeys`; role-grants.test.ts (integration)
+ * records the keys the code really uses.
+ */
+const BRIDGE_KEYS = [
+  'budget#*',
+  'cluster#*',
+  'exp#*',
+  'lease#*',
+  'nodes#*',
+  'q#*',
+];
+
 /** What both bridge functions may do, beside their own logs. */
 const bridgeGrants = [
   ...table('GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'),
   ...table('DeleteItem', 'ConditionCheckItem'),
   'sqs:SendMessage WorkQueue',
+  // A pod turned ready under minReadySeconds: its owner again, later.
+  'sqs:SendMessage DelayQueue',
   `secretsmanager:GetSecretValue ${SECRETS}`,
   `sts:AssumeRole ${CLUSTER_ROLES}`,
   `eks:DescribeCluster ${EKS_CLUSTERS}`,
@@ -42,6 +58,7 @@ export const FUNCTION_SPECS = [
     id: 'BridgeDispatch',
     key: 'bridgeDispatch',
     timeout: 30,
+    leadingKeys: ['lease#*'],
     grants: [
       ...logs('BridgeDispatchLogGroup'),
       // The registry's index (an Fn::Sub of the table's ARN).
@@ -56,18 +73,24 @@ export const FUNCTION_SPECS = [
     id: 'WatchBridge',
     key: 'watchBridge',
     timeout: 900,
+    leadingKeys: BRIDGE_KEYS,
     grants: [...logs('WatchBridgeLogGroup'), ...bridgeGrants],
   },
   {
     id: 'EconomyBridge',
     key: 'economyBridge',
     timeout: 60,
+    leadingKeys: BRIDGE_KEYS,
     grants: [...logs('EconomyBridgeLogGroup'), ...bridgeGrants],
   },
   {
     id: 'Reconcile',
     key: 'reconcile',
     timeout: 60,
+    leadingKeys: [
+      ...['budget#*', 'cluster#*', 'exp#*', 'fence#*', 'fenced#*'],
+      ...['fight#*', 'fpb#*', 'health#*', 'q#*', 'slots#*'],
+    ],
     grants: [
       ...logs('ReconcileLogGroup'),
       ...table('GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
@@ -86,6 +109,7 @@ export const FUNCTION_SPECS = [
     id: 'Requeue',
     key: 'requeue',
     timeout: 30,
+    leadingKeys: ['q#*'],
     grants: [
       ...logs('RequeueLogGroup'),
       ...table('GetItem', 'UpdateItem'),

@@ -115,12 +115,16 @@ describe('serverless.yml', () => {
     ]);
     expect(count('AWS::IAM::Policy')).toEqual(['DataKeyPolicy']);
     expect(count('AWS::CloudWatch::Alarm')).toEqual([
+      'BridgeCheckpointAgeAlarm',
       'BridgeDispatchErrorRateAlarm',
+      'BridgeDispatchHeartbeatAlarm',
+      'BridgeRunsDroppedAlarm',
       'ClusterUnhealthyAlarm',
       'ControllerConflictAlarm',
       'DelayDeadLetterQueueAlarm',
       'EconomyBridgeErrorRateAlarm',
       'ReconcileErrorRateAlarm',
+      'ReconcileHeartbeatAlarm',
       'RequeueErrorRateAlarm',
       'ThrottlesAlarm',
       'UnbridgedClusterAlarm',
@@ -179,6 +183,19 @@ describe('serverless.yml', () => {
     );
     expect(prop(t, 'WatchBridgeLambdaFunction', 'MemorySize')).toBe(512);
     expect(prop(t, 'EconomyBridgeLambdaFunction', 'MemorySize')).toBe(256);
+  });
+
+  it("tells the dispatcher the economy function's reservation, beyond which it spreads economy launches", () => {
+    // Act
+    const vars = (
+      prop(t, 'BridgeDispatchLambdaFunction', 'Environment') as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    // Assess
+    expect(Number(vars.BRIDGE_ECONOMY_CONCURRENCY)).toBe(
+      prop(t, 'EconomyBridgeLambdaFunction', 'ReservedConcurrentExecutions')
+    );
   });
 
   it('keys the table by pk alone with a sparse registry index, expires records on expiresAt, keeps backups', () => {
@@ -346,6 +363,31 @@ describe('serverless.yml', () => {
     expect(role).toBe(`${f.id}Role`);
     expect(grants).toEqual([...f.grants].sort());
   });
+
+  it.each(FUNCTION_SPECS)(
+    "scopes $key's item rights to the item kinds its code uses",
+    (f) => {
+      // Prepare
+      const policies = asList(prop(t, `${f.id}Role`, 'Policies')) as {
+        PolicyDocument: {
+          Statement: (PolicyStatement & {
+            Condition?: Record<string, Record<string, unknown>>;
+          })[];
+        };
+      }[];
+      // Act: every Allow on the table itself (the registry index aside).
+      const scopes = policies
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .filter(
+          (st) =>
+            st.Effect === 'Allow' &&
+            asList(st.Resource).some((r) => referencedId(r) === 'StateTable')
+        )
+        .map((st) => st.Condition?.['ForAllValues:StringLike']);
+      // Assess
+      expect(scopes).toEqual([{ 'dynamodb:LeadingKeys': f.leadingKeys }]);
+    }
+  );
 
   it.each(FUNCTION_SPECS)(
     'denies $key any write to the registry (cluster# items, F14)',
@@ -527,6 +569,137 @@ describe('serverless.yml', () => {
     expect(resource(t, 'AlarmEmailSubscription')).toMatchObject({
       Condition: 'HasAlarmEmail',
       Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' } },
+    });
+  });
+
+  it.each([
+    {
+      id: 'BridgeDispatchHeartbeatAlarm',
+      metric: 'RegisteredClusters',
+      service: 'watch-bridge',
+      stat: 'SampleCount',
+      period: 300,
+      comparison: 'LessThanThreshold',
+      threshold: 1,
+    },
+    {
+      id: 'BridgeCheckpointAgeAlarm',
+      metric: 'BridgeCheckpointAge',
+      service: 'watch-bridge',
+      stat: 'Maximum',
+      period: 300,
+      comparison: 'GreaterThanThreshold',
+      threshold: 180,
+    },
+    {
+      id: 'ReconcileHeartbeatAlarm',
+      metric: 'Syncs',
+      service: 'reconcile',
+      stat: 'SampleCount',
+      period: 3_600,
+      comparison: 'LessThanThreshold',
+      threshold: 1,
+    },
+  ])(
+    'breaches $id when $metric goes missing for two periods of $period s',
+    (want) => {
+      // Prepare
+      const emitted = new Set(emittedMetrics().metrics.map(describeMetric));
+      // Act
+      const p = resource(t, want.id).Properties ?? {};
+      // Assess
+      expect(p).toMatchObject({
+        Namespace: 'ServerlessDaemonSet',
+        MetricName: want.metric,
+        Dimensions: [{ Name: 'service', Value: want.service }],
+        Statistic: want.stat,
+        Period: want.period,
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        Threshold: want.threshold,
+        ComparisonOperator: want.comparison,
+        TreatMissingData: 'breaching',
+        AlarmActions: [{ Ref: 'AlarmTopic' }],
+        OKActions: [{ Ref: 'AlarmTopic' }],
+      });
+      expect(emitted).toContain(
+        describeMetric({
+          namespace: 'ServerlessDaemonSet',
+          name: want.metric,
+          dimensions: ['service'],
+          service: want.service,
+        })
+      );
+    }
+  );
+
+  it('sizes the sync heartbeat by the resync period the bridges run with', () => {
+    // Act
+    const resync = FUNCTION_SPECS.map((f) =>
+      Number(
+        (
+          prop(t, `${f.id}LambdaFunction`, 'Environment') as {
+            Variables: Record<string, unknown>;
+          }
+        ).Variables.BRIDGE_RESYNC_SECONDS
+      )
+    );
+    // Assess: any two periods of the resync's length hold a resync.
+    expect(new Set(resync)).toEqual(
+      new Set([prop(t, 'ReconcileHeartbeatAlarm', 'Period')])
+    );
+  });
+
+  it('treats missing data as breaching in the heartbeats alone', () => {
+    // Act
+    const breaching = idsOfType(t, 'AWS::CloudWatch::Alarm').filter(
+      (id) => prop(t, id, 'TreatMissingData') === 'breaching'
+    );
+    // Assess: the others count bad events, and silence is their healthy state.
+    expect(breaching).toEqual([
+      'BridgeCheckpointAgeAlarm',
+      'BridgeDispatchHeartbeatAlarm',
+      'ReconcileHeartbeatAlarm',
+    ]);
+  });
+
+  it('alarms on bridge runs Lambda dropped unrun, in two 5-minute periods running', () => {
+    // Prepare
+    const p = resource(t, 'BridgeRunsDroppedAlarm').Properties ?? {};
+    const metrics = p.Metrics as {
+      Expression?: string;
+      MetricStat?: {
+        Metric: { MetricName: string; Dimensions: { Value: unknown }[] };
+        Period: number;
+        Stat: string;
+      };
+    }[];
+    // Act
+    const inputs = metrics.flatMap((m) =>
+      m.MetricStat
+        ? [
+            [
+              m.MetricStat.Metric.MetricName,
+              referencedId(m.MetricStat.Metric.Dimensions[0]?.Value),
+              m.MetricStat.Period,
+              m.MetricStat.Stat,
+            ],
+          ]
+        : []
+    );
+    // Assess
+    expect(inputs).toEqual([
+      ['AsyncEventsDropped', 'WatchBridgeLambdaFunction', 300, 'Sum'],
+      ['AsyncEventsDropped', 'EconomyBridgeLambdaFunction', 300, 'Sum'],
+    ]);
+    expect(metrics.find((m) => m.Expression)?.Expression).toBe(
+      'FILL(watchBridge, 0) + FILL(economyBridge, 0)'
+    );
+    expect(p).toMatchObject({
+      EvaluationPeriods: 2,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
     });
   });
 

@@ -88,6 +88,50 @@ describe('dispatchBridgeTurns', () => {
     expect(second.launched).toEqual([]);
   });
 
+  it('launches economy runs beyond the burst after their planned delays, within a third of the tick', async () => {
+    // Prepare
+    const bed = setUp([
+      record('w', 'watch'),
+      ...['e1', 'e2', 'e3', 'e4'].map((id) => record(id, 'economy')),
+    ]);
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    // Act
+    const report = await dispatchBridgeTurns(
+      { ...bed, sleep },
+      {
+        tickId: 'tick-1',
+        watchSeconds: 840,
+        economySeconds: 20,
+        clustersPerTurn: 10,
+        nodesPerTurn: 5_000,
+        economyBurst: 2,
+      }
+    );
+    // Assess
+    expect(bed.launcher.launched().sort()).toEqual([
+      'e1',
+      'e2',
+      'e3',
+      'e4',
+      'w',
+    ]);
+    expect(report.launched).toHaveLength(5);
+    expect(waits).toHaveLength(4);
+    for (const ms of waits) {
+      expect(ms).toBeGreaterThan(0);
+      expect(ms).toBeLessThanOrEqual(20_000);
+    }
+    const economy = bed.launcher.turns.filter((t) => t.mode === 'economy');
+    for (const turn of economy) {
+      expect(turn.clusters[0]?.stopAtMs).toBeGreaterThan(
+        bed.clock.now() + 20_000
+      );
+    }
+  });
+
   it('skips an invalid registry item, logs and counts it, and launches every valid cluster (F1)', async () => {
     // Prepare
     const bed = setUp([record('a', 'economy'), record('c', 'economy')]);

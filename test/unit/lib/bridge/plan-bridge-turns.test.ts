@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type BridgePlanInput,
   bridgeRetryAtMs,
+  ECONOMY_SPREAD_TICKS,
   firstTurnMs,
   type PlannedRun,
   packBridgeTurns,
@@ -39,6 +40,62 @@ const live = (over: Partial<LeaseView> = {}): LeaseView => ({
 });
 
 describe('planBridgeRuns', () => {
+  const economyFleet = (n: number): BridgePlanInput['records'] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `eco-${i}`,
+      bridgeMode: 'economy' as const,
+    }));
+
+  it('launches economy runs at once while they fit the economy burst', () => {
+    // Act
+    const runs = planBridgeRuns({
+      ...input([...economyFleet(50), { id: 'w', bridgeMode: 'watch' }]),
+      economyBurst: 50,
+    });
+    // Assess
+    expect(runs).toHaveLength(51);
+    expect(runs.filter((r) => r.launchDelayMs !== undefined)).toEqual([]);
+    expect(
+      runs.filter((r) => r.mode === 'economy').map((r) => r.stopAtMs)
+    ).toEqual(Array(50).fill(NOW + 20_000));
+  });
+
+  it('spreads economy runs beyond the burst over a third of the tick, each at a point fixed by its id, with its whole drain', () => {
+    // Prepare
+    const fleet: BridgePlanInput['records'] = [
+      ...economyFleet(600),
+      { id: 'w', bridgeMode: 'watch' },
+    ];
+    const spreadMs = 60_000 * ECONOMY_SPREAD_TICKS;
+    // Act
+    const runs = planBridgeRuns({ ...input(fleet), economyBurst: 50 });
+    const later = planBridgeRuns({
+      ...input(fleet),
+      nowMs: NOW + 60_000,
+      economyBurst: 50,
+    });
+    // Assess
+    const economy = runs.filter((r) => r.mode === 'economy');
+    const delays = economy.map((r) => r.launchDelayMs ?? -1);
+    const perSecond = new Map<number, number>();
+    for (const d of delays) {
+      const second = Math.floor(d / 1_000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(spreadMs);
+    // 600 runs over 20 s average 30 a second; no second takes the burst.
+    expect(perSecond.size).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...perSecond.values())).toBeLessThan(50);
+    for (const r of economy) {
+      expect(r.stopAtMs).toBe(NOW + (r.launchDelayMs ?? 0) + 20_000);
+    }
+    expect(later.map((r) => r.launchDelayMs)).toEqual(
+      runs.map((r) => r.launchDelayMs)
+    );
+    expect(runs.find((r) => r.mode === 'watch')?.launchDelayMs).toBeUndefined();
+  });
+
   it('drains an economy cluster every tick unless a run holds or is on its way', () => {
     // Act
     const runs = planBridgeRuns(

@@ -44,6 +44,7 @@ describe('createBridgeDispatchHandler', () => {
         bridgeEconomySeconds: 20,
         bridgeClustersPerTurn: 20,
         bridgeNodesPerTurn: 5_000,
+        bridgeEconomyConcurrency: 50,
       },
       logger: new Logger({ logLevel: 'SILENT' }),
       sink: { recordCheckpointAges: (ages) => reported.push([...ages]) },

@@ -22,6 +22,7 @@ const config: Config = {
   reconcilePerCluster: 5,
   bridgeClustersPerTurn: 10,
   bridgeNodesPerTurn: 5_000,
+  bridgeEconomyConcurrency: 50,
   perClusterMetrics: false,
 };
 
