@@ -27,7 +27,11 @@ import {
 } from '../../testbed/advanced-daemonset-crd.js';
 import { createDaemonSet } from '../../testbed/kube-fixtures.js';
 import { startUpstreamDaemonSetController } from '../../testbed/upstream-controller.js';
-import { refuseAdvancedDaemonSets } from './admission-policy.js';
+import {
+  REFUSAL,
+  refuseAdvancedDaemonSets,
+  refuseByWebhook,
+} from './admission-policy.js';
 import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { recordingPlugin } from './recording-plugin.js';
@@ -125,31 +129,45 @@ describe('kubectl dsr migrate never loses a DaemonSet', () => {
     expect(await podsOf('no-crd')).toEqual(pods);
   });
 
-  it('refuses, before any write, a target that admission refuses (a ValidatingAdmissionPolicy)', async () => {
-    // Prepare
-    const ds = await converged('refused');
-    const pods = await podsOf('refused');
-    const policy = await refuseAdvancedDaemonSets(s.admin, s.ns, 'always');
-    const from = plugin.sent.length;
-    try {
-      // Act
-      const out = await migrate('refused');
-      // Assess
-      expect(out.exitCode).toBe(1);
-      expect(out.stderr).toContain(
-        'error: daemonset.apps/refused → advanceddaemonset.apps.dsr.dev/refused: the server refused to create advanceddaemonset.apps.dsr.dev/refused (dry run); nothing was changed'
-      );
-      expect(out.stderr).toContain('migrations are refused here');
-      expect(
-        plugin.writesSince(from).filter((w) => w.dryRun !== 'All')
-      ).toEqual([]);
-      expect((await findDs('refused'))?.metadata?.uid).toBe(ds.metadata?.uid);
-      expect(await findAds('refused')).toBeUndefined();
-      expect(await podsOf('refused')).toEqual(pods);
-    } finally {
-      await policy.remove();
+  it.each([
+    {
+      by: 'a ValidatingAdmissionPolicy',
+      name: 'refused',
+      install: () => refuseAdvancedDaemonSets(s.admin, s.ns, 'always'),
+    },
+    {
+      by: 'a validating webhook',
+      name: 'hooked',
+      install: () => refuseByWebhook(s.admin, s.ns),
+    },
+  ])(
+    'refuses, before any write, a target that $by refuses',
+    async ({ name, install }) => {
+      // Prepare
+      const ds = await converged(name);
+      const pods = await podsOf(name);
+      const refusal = await install();
+      const from = plugin.sent.length;
+      try {
+        // Act
+        const out = await migrate(name);
+        // Assess
+        expect(out.exitCode).toBe(1);
+        expect(out.stderr).toContain(
+          `error: daemonset.apps/${name} → advanceddaemonset.apps.dsr.dev/${name}: the server refused to create advanceddaemonset.apps.dsr.dev/${name} (dry run); nothing was changed`
+        );
+        expect(out.stderr).toContain(REFUSAL);
+        expect(
+          plugin.writesSince(from).filter((w) => w.dryRun !== 'All')
+        ).toEqual([]);
+        expect((await findDs(name))?.metadata?.uid).toBe(ds.metadata?.uid);
+        expect(await findAds(name)).toBeUndefined();
+        expect(await podsOf(name)).toEqual(pods);
+      } finally {
+        await refusal.remove();
+      }
     }
-  });
+  );
 
   it('recreates the source when the create is refused after its dry run passed; its controller adopts the same pods', async () => {
     // Prepare
