@@ -34,6 +34,7 @@ import {
 } from './admission-policy.js';
 import { isDaemonSetConverged, livePodsOf } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
+import { limitedMigrator } from './limited-migrator.js';
 import { recordingPlugin } from './recording-plugin.js';
 import { eventually } from './stack.js';
 
@@ -133,33 +134,45 @@ describe('kubectl dsr migrate never loses a DaemonSet', () => {
     {
       by: 'a ValidatingAdmissionPolicy',
       name: 'refused',
+      says: REFUSAL,
       install: () => refuseAdvancedDaemonSets(s.admin, s.ns, 'always'),
     },
     {
       by: 'a validating webhook',
       name: 'hooked',
+      says: REFUSAL,
       install: () => refuseByWebhook(s.admin, s.ns),
+    },
+    {
+      by: 'RBAC (delete allowed, create forbidden)',
+      name: 'rbac',
+      says: 'cannot create resource "advanceddaemonsets"',
+      install: () => limitedMigrator(s.admin, s.ns),
     },
   ])(
     'refuses, before any write, a target that $by refuses',
-    async ({ name, install }) => {
+    async ({ name, says, install }) => {
       // Prepare
       const ds = await converged(name);
       const pods = await podsOf(name);
-      const refusal = await install();
-      const from = plugin.sent.length;
+      const refusal: { remove(): Promise<void>; plugin?: typeof plugin } =
+        await install();
+      const as = refusal.plugin ?? plugin;
+      const from = as.sent.length;
       try {
         // Act
-        const out = await migrate(name);
+        const out = await runPlugin(
+          ['migrate', `ds/${name}`, '-n', s.ns],
+          as.deps
+        );
         // Assess
-        expect(out.exitCode).toBe(1);
         expect(out.stderr).toContain(
           `error: daemonset.apps/${name} → advanceddaemonset.apps.dsr.dev/${name}: the server refused to create advanceddaemonset.apps.dsr.dev/${name} (dry run); nothing was changed`
         );
-        expect(out.stderr).toContain(REFUSAL);
-        expect(
-          plugin.writesSince(from).filter((w) => w.dryRun !== 'All')
-        ).toEqual([]);
+        expect(out.stderr).toContain(says);
+        expect(as.writesSince(from).filter((w) => w.dryRun !== 'All')).toEqual(
+          []
+        );
         expect((await findDs(name))?.metadata?.uid).toBe(ds.metadata?.uid);
         expect(await findAds(name)).toBeUndefined();
         expect(await podsOf(name)).toEqual(pods);
