@@ -7,6 +7,9 @@
  *   kubectl dsr rollout status advds/node-agent -n kube-system
  *   kubectl dsr explain node gpu-1 --ds kube-system/node-agent
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoExpectationsStore } from '../lib/adapters/dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from '../lib/adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
@@ -34,6 +37,21 @@ const openState: OpenState = async (locator) => {
   };
 };
 
+/**
+ * Saves a file of `migrate` under ~/.kube/dsr-migrate (beside kubectl's own
+ * cache), stamped with the time so no earlier copy is overwritten.
+ */
+const save = async (name: string, text: string): Promise<string> => {
+  const dir = path.join(homedir(), '.kube', 'dsr-migrate');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(
+    dir,
+    `${new Date().toISOString().replaceAll(':', '')}.${name}`
+  );
+  await writeFile(file, text, { flag: 'wx' });
+  return file;
+};
+
 /** Runs `kubectl dsr ARGV…`; rollout status prints its progress at once. */
 export const runKubectlDsr = (argv: readonly string[]) =>
   runPlugin(argv, {
@@ -42,4 +60,5 @@ export const runKubectlDsr = (argv: readonly string[]) =>
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     write: (text) => process.stdout.write(text),
     openState,
+    save,
   });

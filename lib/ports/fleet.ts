@@ -2,14 +2,6 @@
  * The ports of the fleet: registered clusters and how to reach them, their
  * shared API budget, health and ownership fences, and metrics.
  */
-import type { DaemonSetKind } from '../reconcile/k8s/daemon-set-kind.js';
-import type {
-  ControllerRevision,
-  DaemonSet,
-  KubeObject,
-  LabelSelector,
-  Pod,
-} from '../reconcile/k8s/types.js';
 import type { ClusterWatch } from './bridge.js';
 import type {
   ClusterReader,
@@ -212,54 +204,3 @@ export interface ConnectionStats {
 export type ConnectCluster = (
   record: ClusterRecord
 ) => Promise<ClusterConnection>;
-
-/**
- * The own kind's objects as the kubectl plugin reads and changes them.
- * Errors are KubeApiErrors (NotFound when the object is missing).
- */
-export interface AdvancedDaemonSets {
-  get(namespace: string, name: string): Promise<DaemonSet>;
-  list(namespace: string | undefined): Promise<DaemonSet[]>;
-  /** Applies a JSON merge patch to the object. */
-  patch(namespace: string, name: string, patch: object): Promise<DaemonSet>;
-  /** Replaces the object's pod template (a JSON patch). */
-  replaceTemplate(
-    namespace: string,
-    name: string,
-    template: unknown
-  ): Promise<DaemonSet>;
-  /** Returns the ControllerRevisions the object controls. */
-  revisions(ds: DaemonSet): Promise<ControllerRevision[]>;
-  /** Returns the live pods the object controls. */
-  pods(ds: DaemonSet): Promise<Pod[]>;
-}
-
-/**
- * What moving a DaemonSet between kinds needs (the plugin's `migrate`), for
- * any DaemonSet kind. Errors are KubeApiErrors.
- */
-export interface DaemonSetMigrationApi {
-  /** Returns the object, or undefined when it does not exist. */
-  find(
-    kind: DaemonSetKind,
-    namespace: string,
-    name: string
-  ): Promise<DaemonSet | undefined>;
-  create(
-    kind: DaemonSetKind,
-    namespace: string,
-    obj: DaemonSet
-  ): Promise<DaemonSet>;
-  /** Deletes the object, orphaning its pods and revisions (precondition: uid). */
-  deleteOrphaning(
-    kind: DaemonSetKind,
-    namespace: string,
-    name: string,
-    uid: string
-  ): Promise<void>;
-  /** Returns the pods and ControllerRevisions that `selector` matches. */
-  dependents(
-    namespace: string,
-    selector: LabelSelector | undefined
-  ): Promise<KubeObject[]>;
-}

@@ -25,6 +25,14 @@ const ROLES = {
   ),
 } as const;
 
+/** A ClusterRole as the API takes it. */
+export interface ClusterRole {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string };
+  rules?: unknown[];
+}
+
 /** A service account bound to the reconciler role. */
 export interface ReconcilerIdentity {
   /** A kubeconfig file for the identity (0600, in a temporary directory). */
@@ -48,13 +56,15 @@ const adminCluster = (
 export const createReconcilerIdentity = async (
   admin: KubeHttp,
   ns: string,
-  ownership: keyof typeof ROLES = 'apps/v1',
+  /** A role file of infra/kubernetes/, or a ClusterRole object to bind. */
+  ownership: keyof typeof ROLES | ClusterRole = 'apps/v1',
   /** Outside Vitest (the campaign), the admin kubeconfig to take server and CA from. */
   adminKubeconfigPath?: string
 ): Promise<ReconcilerIdentity> => {
-  const role = loadYaml<{ metadata: { name: string } }>(
-    readFileSync(ROLES[ownership], 'utf8')
-  );
+  const role =
+    typeof ownership === 'string'
+      ? loadYaml<ClusterRole>(readFileSync(ROLES[ownership], 'utf8'))
+      : ownership;
   const roleName = `${role.metadata.name}-${ns}`;
   const rbac = '/apis/rbac.authorization.k8s.io/v1';
   await admin.request('apply role', 'POST', `${rbac}/clusterroles`, {

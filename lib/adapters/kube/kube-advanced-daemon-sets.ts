@@ -9,7 +9,9 @@ import type {
   AdvancedDaemonSets,
   ClusterReader,
   DaemonSetMigrationApi,
+  WriteOptions,
 } from '../../ports/index.js';
+import { releasePatch } from '../../reconcile/k8s/controller-ref.js';
 import {
   ADVANCED_DAEMON_SET,
   type DaemonSetKind,
@@ -27,6 +29,10 @@ import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
 
 const kind = ADVANCED_DAEMON_SET;
+
+/** The query of a write: `dryRun=All` when asked for (kubectl --dry-run=server). */
+const writeQuery = (o: WriteOptions | undefined) =>
+  o?.dryRun ? { query: { dryRun: 'All' } } : {};
 
 const ownedBy = (ds: DaemonSet) => (o: KubeObject) =>
   (o.metadata?.ownerReferences ?? []).some(
@@ -58,19 +64,16 @@ export class KubeAdvancedDaemonSets
     );
   }
 
-  patch(namespace: string, name: string, patch: object) {
-    return this.#http.request<DaemonSet>(
-      `patch ${kind.resource} ${namespace}/${name}`,
-      'PATCH',
-      paths.daemonSet(kind, namespace, name),
-      {
-        body: JSON.stringify(patch),
-        contentType: 'application/merge-patch+json',
-      }
-    );
+  patch(namespace: string, name: string, patch: object, o?: WriteOptions) {
+    return this.patchDaemonSet(kind, namespace, name, patch, o);
   }
 
-  replaceTemplate(namespace: string, name: string, template: unknown) {
+  replaceTemplate(
+    namespace: string,
+    name: string,
+    template: unknown,
+    o?: WriteOptions
+  ) {
     return this.#http.request<DaemonSet>(
       `roll back ${kind.resource} ${namespace}/${name}`,
       'PATCH',
@@ -80,6 +83,26 @@ export class KubeAdvancedDaemonSets
           { op: 'replace', path: '/spec/template', value: template },
         ]),
         contentType: 'application/json-patch+json',
+        ...writeQuery(o),
+      }
+    );
+  }
+
+  patchDaemonSet(
+    k: DaemonSetKind,
+    namespace: string,
+    name: string,
+    patch: object,
+    o?: WriteOptions
+  ) {
+    return this.#http.request<DaemonSet>(
+      `patch ${k.resource}.${k.group} ${namespace}/${name}`,
+      'PATCH',
+      paths.daemonSet(k, namespace, name),
+      {
+        body: JSON.stringify(patch),
+        contentType: 'application/merge-patch+json',
+        ...writeQuery(o),
       }
     );
   }
@@ -106,6 +129,23 @@ export class KubeAdvancedDaemonSets
     return this.#controlled<Pod>(ds, 'pods');
   }
 
+  /**
+   * Returns whether discovery lists the kind's resource: a 404 on an object
+   * path means "no such object" only where the type is served (an absent
+   * CRD answers 404 too).
+   */
+  async serves(k: DaemonSetKind) {
+    try {
+      const list = await this.#http.request<{
+        resources?: { name?: string }[];
+      }>(`discover ${k.group}/${k.version}`, 'GET', paths.groupVersion(k));
+      return (list.resources ?? []).some((r) => r.name === k.resource);
+    } catch (e) {
+      if (isApiError(e, ApiErrorReason.NotFound)) return false;
+      throw e;
+    }
+  }
+
   async find(k: DaemonSetKind, namespace: string, name: string) {
     try {
       return await this.#http.request<DaemonSet>(
@@ -114,17 +154,24 @@ export class KubeAdvancedDaemonSets
         paths.daemonSet(k, namespace, name)
       );
     } catch (e) {
-      if (isApiError(e, ApiErrorReason.NotFound)) return undefined;
+      if (isApiError(e, ApiErrorReason.NotFound) && (await this.serves(k))) {
+        return undefined;
+      }
       throw e;
     }
   }
 
-  create(k: DaemonSetKind, namespace: string, obj: DaemonSet) {
+  create(
+    k: DaemonSetKind,
+    namespace: string,
+    obj: DaemonSet,
+    o?: WriteOptions
+  ) {
     return this.#http.request<DaemonSet>(
       `create ${k.resource}.${k.group} ${namespace}/${obj.metadata?.name}`,
       'POST',
       paths.daemonSets(k, namespace),
-      { body: JSON.stringify(obj) }
+      { body: JSON.stringify(obj), ...writeQuery(o) }
     );
   }
 
@@ -132,19 +179,45 @@ export class KubeAdvancedDaemonSets
     k: DaemonSetKind,
     namespace: string,
     name: string,
-    uid: string
+    uid: string,
+    o?: WriteOptions
   ) {
     await this.#http.request(
       `delete ${k.resource}.${k.group} ${namespace}/${name}`,
       'DELETE',
       paths.daemonSet(k, namespace, name),
       {
+        // A DELETE with a body reads its options from the body alone: the
+        // dry run goes there, not in the query.
         body: JSON.stringify({
           apiVersion: 'v1',
           kind: 'DeleteOptions',
           propagationPolicy: 'Orphan',
           preconditions: { uid },
+          ...(o?.dryRun ? { dryRun: ['All'] } : {}),
         }),
+      }
+    );
+  }
+
+  async release(
+    what: 'pod' | 'revision',
+    namespace: string,
+    obj: Pod | ControllerRevision,
+    owner: DaemonSet,
+    o?: WriteOptions
+  ) {
+    const name = obj.metadata?.name ?? '';
+    await this.#http.request(
+      `release ${what} ${namespace}/${name}`,
+      'PATCH',
+      what === 'pod'
+        ? paths.pod(namespace, name)
+        : paths.revision(namespace, name),
+      {
+        body: releasePatch(owner, obj.metadata?.uid ?? ''),
+        contentType: 'application/strategic-merge-patch+json',
+        ...writeQuery(o),
       }
     );
   }
@@ -159,7 +232,7 @@ export class KubeAdvancedDaemonSets
         query
       ),
     ]);
-    return [...pods, ...revisions];
+    return { pods, revisions };
   }
 
   /** Returns a live (uncached) reader of the DaemonSets of `kind`. */

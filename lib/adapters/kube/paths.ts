@@ -8,6 +8,8 @@ const daemonSets = (kind: DaemonSetKind, ns?: string) =>
   `/apis/${kind.group}/${kind.version}${ns === undefined ? '' : `/namespaces/${seg(ns)}`}/${kind.resource}`;
 
 export const paths = {
+  /** The discovery document of a kind's group and version. */
+  groupVersion: (kind: DaemonSetKind) => `/apis/${kind.group}/${kind.version}`,
   /** A kind's DaemonSets in one namespace, or in all. */
   daemonSets,
   daemonSet: (kind: DaemonSetKind, ns: string, name: string) =>

@@ -1,19 +1,8 @@
 /**
- * `kubectl dsr migrate`: moves a DaemonSet between kinds without restarting
- * a pod — apps/v1 (or a Kruise apps.kruise.io DaemonSet whose manager is
- * stopped) to the own AdvancedDaemonSet kind, and back to apps/v1.
- *
- * How no pod restarts: the source is deleted with `propagationPolicy:
- * Orphan`, so the garbage collector only strips its ownerReferences; once no
- * pod or ControllerRevision names it, the target is created with the source's
- * template exactly as stored. The target's controller (this product for the
- * own kind, kube-controller-manager for apps/v1) adopts the orphans, finds the
- * revision whose data equals its template (revisions are matched by data, so
- * the other controller's revision is reused with its hash), and sees every
- * pod as up to date. The target is created only after the orphaning, because
- * a controller that saw pods still owned by another would create duplicates.
+ * The objects of `kubectl dsr migrate` (the run is migrate-daemon-set.ts):
+ * the target's object built from the source, the source as it can be
+ * recreated, and kubectl's resource names.
  */
-import type { DaemonSetMigrationApi } from '../../ports/index.js';
 import {
   ADVANCED_DAEMON_SET,
   type DaemonSetKind,
@@ -116,81 +105,37 @@ export const migratedObject = (
   return { object, dropped: toNative ? advancedOnly(source) : [] };
 };
 
-/** How a migration went, for the plugin to print. */
-export interface MigrationReport {
-  lines: string[];
-}
-
-/** What a migration run needs beyond the API. */
-export interface MigrationOptions {
-  dryRun: boolean;
-  timeoutMs: number;
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-/** How often the orphaning is checked while it is waited for. */
-const ORPHAN_POLL_MS = 250;
+/** Metadata the server sets, which a recreated object must not carry. */
+const SERVER_SET = [
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'finalizers',
+  'managedFields',
+  'ownerReferences',
+  'selfLink',
+] as const;
 
 /**
- * Moves `name` from `sourceKind` to its target kind; returns what to print.
- * Throws when the source is missing, the target exists, or the orphaning
- * does not finish in time.
+ * Returns `source` as it can be created again (server-set metadata and the
+ * status dropped): the copy a failed migration restores, and the one saved.
  */
-export const migrateDaemonSet = async (
-  api: DaemonSetMigrationApi,
-  sourceKind: DaemonSetKind,
-  namespace: string,
-  name: string,
-  o: MigrationOptions
-): Promise<MigrationReport> => {
-  const target = targetKindOf(sourceKind);
-  const source = await api.find(sourceKind, namespace, name);
-  if (source === undefined) {
-    throw new Error(
-      `${resourceName(sourceKind)} "${name}" not found in ${namespace}`
-    );
-  }
-  if ((await api.find(target, namespace, name)) !== undefined) {
-    throw new Error(
-      `${resourceName(target)} "${name}" already exists in ${namespace}`
-    );
-  }
-  const { object, dropped } = migratedObject(source, sourceKind, target);
-  const what = `${resourceName(sourceKind)}/${name} → ${resourceName(target)}/${name}`;
-  const lines = dropped.length
-    ? [`warning: ${resourceName(target)} has no ${dropped.join(', ')}; dropped`]
-    : [];
-  if (o.dryRun) {
-    return {
-      lines: [
-        ...lines,
-        `${what} (dry run): would orphan its pods and revisions, then create:`,
-        JSON.stringify(object, null, 2),
-      ],
-    };
-  }
-  const uid = source.metadata?.uid ?? '';
-  await api.deleteOrphaning(sourceKind, namespace, name, uid);
-  const deadline = o.now() + o.timeoutMs;
-  for (;;) {
-    const dependents = await api.dependents(namespace, source.spec?.selector);
-    const owned = dependents.filter((d) =>
-      (d.metadata?.ownerReferences ?? []).some((r) => r.uid === uid)
-    ).length;
-    if (owned === 0) break;
-    if (o.now() >= deadline) {
-      throw new Error(
-        `timed out waiting for the garbage collector to orphan ${owned} object(s) of ${what}`
-      );
-    }
-    await o.sleep(ORPHAN_POLL_MS);
-  }
-  await api.create(target, namespace, object);
+export const recreatableObject = (
+  source: DaemonSet,
+  kind: DaemonSetKind
+): DaemonSet => {
+  const metadata = structuredClone(source.metadata ?? {}) as Record<
+    string,
+    unknown
+  >;
+  for (const k of SERVER_SET) delete metadata[k];
   return {
-    lines: [
-      ...lines,
-      `${what} migrated (pods and revisions kept for adoption)`,
-    ],
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    metadata: metadata as DaemonSet['metadata'],
+    spec: structuredClone(source.spec) as NonNullable<DaemonSet['spec']>,
   };
 };

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { CliUsageError } from '../cli-usage-error.js';
+import { BARE_DRY_RUN, type DryRun, parseDryRun } from './dry-run.js';
 import {
   type InspectCommand,
   parseInspectCommand,
@@ -38,6 +39,8 @@ export type PluginCommand =
       timeoutMs?: number;
       revision?: number;
       value?: string;
+      /** How the verbs that write send their write (kubectl's --dry-run). */
+      dryRun: DryRun;
     }
   | {
       verb: 'migrate';
@@ -47,7 +50,7 @@ export type PluginCommand =
       namespace?: string;
       kubeconfig?: string;
       context?: string;
-      dryRun: boolean;
+      dryRun: DryRun;
       timeoutMs?: number;
     }
   | (InspectCommand & KubectlFlags)
@@ -60,44 +63,6 @@ export type PluginCommand =
       context?: string;
     };
 
-/** The text `--help` prints. */
-export const PLUGIN_USAGE = `Manage AdvancedDaemonSets (apps.dsr.dev) the way kubectl manages DaemonSets,
-ask why a node has no daemon pod, and what the next sync would do.
-Installed as both \`dsr\` and \`kubectl dsr\`.
-
-Usage:
-  kubectl dsr rollout status advds/NAME [--watch=false] [--timeout=5m]
-  kubectl dsr rollout history advds/NAME [--revision=N]
-  kubectl dsr rollout undo advds/NAME [--to-revision=N]
-  kubectl dsr rollout pause|resume|restart advds/NAME
-  kubectl dsr set partition advds/NAME N|N%
-  kubectl dsr get [NAME] [-A]
-  kubectl dsr plan NAMESPACE/NAME [-o json|yaml]
-                       what the next sync would do: creates, deletes,
-                       surge nodes, update budget left, status, requeue
-  kubectl dsr explain node NODE --ds NAMESPACE/NAME [-o json|yaml]
-                       why NODE has, or has no, daemon pod: the predicate
-                       (nodeName, nodeSelector, affinity term, taint),
-                       failed-pod backoff, partition, canary selector, pause
-  (plan and explain write nothing, need only read access, and take apps/v1
-   DaemonSets (ds/NAME) and AdvancedDaemonSets (advds/NAME) alike; with
-   --cluster ID --stage NAME [--region R] (or --table NAME [--endpoint URL])
-   they also read the reconcilers' expectations and failed-pod backoff)
-  kubectl dsr migrate ds/NAME | daemonsets.apps.kruise.io/NAME | advds/NAME [--dry-run]
-                       moves a DaemonSet to the own kind (or an
-                       AdvancedDaemonSet back to apps/v1) without restarting
-                       a pod
-
-  kubectl dsr clusters list|add|check|remove|unfence ...
-                       the reconciler's cluster registry in AWS
-                       ('dsr clusters --help')
-
-Flags:
-  -n, --namespace NS   the namespace (default: the context's)
-      --context NAME   the kubeconfig context
-      --kubeconfig F   the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)
-`;
-
 const KIND_NAMES = [
   'advds',
   'advanceddaemonset',
@@ -107,6 +72,8 @@ const KIND_NAMES = [
 ];
 
 const ROLLOUT = ['status', 'history', 'undo', 'pause', 'resume', 'restart'];
+/** The rollout verbs that write, and so take --dry-run. */
+const WRITING_ROLLOUT = ['undo', 'pause', 'resume', 'restart'];
 
 /** The kinds `migrate` moves from, by the names kubectl users type. */
 const MIGRATE_SOURCES: Record<
@@ -176,7 +143,13 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(
-      argv.map((a) => (a === '--watch' || a === '-w' ? '--watch=true' : a))
+      argv.map((a) =>
+        a === '--watch' || a === '-w'
+          ? '--watch=true'
+          : a === '--dry-run'
+            ? BARE_DRY_RUN
+            : a
+      )
     );
   } catch (cause) {
     throw new CliUsageError([(cause as Error).message], { cause });
@@ -192,6 +165,15 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
     ...(v.kubeconfig ? { kubeconfig: v.kubeconfig } : {}),
     ...(v.context ? { context: v.context } : {}),
   };
+  const dryRun = parseDryRun(v['dry-run']);
+  const writes =
+    group === 'migrate' ||
+    group === 'set' ||
+    (group === 'rollout' && WRITING_ROLLOUT.includes(sub ?? ''));
+  if (dryRun !== 'none' && !writes) {
+    // kubectl's read verbs have no --dry-run flag.
+    throw new CliUsageError(['unknown flag: --dry-run']);
+  }
   if (group === 'plan' || group === 'explain') {
     return {
       ...parseInspectCommand(
@@ -227,7 +209,7 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
       verb: 'migrate',
       ...migrateSource(sub),
       ...common,
-      dryRun: v['dry-run'] ?? false,
+      dryRun,
       ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
     };
   }
@@ -258,6 +240,7 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
     ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
     ...(revision !== undefined ? { revision: Number(revision) } : {}),
     ...(value !== undefined ? { value } : {}),
+    dryRun,
   };
 };
 
@@ -275,7 +258,7 @@ const parse = (args: string[]) =>
       revision: { type: 'string' },
       'to-revision': { type: 'string' },
       'all-namespaces': { type: 'boolean', short: 'A' },
-      'dry-run': { type: 'boolean' },
+      'dry-run': { type: 'string' },
       ds: { type: 'string' },
       output: { type: 'string', short: 'o' },
       cluster: { type: 'string' },

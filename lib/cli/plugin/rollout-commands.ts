@@ -2,11 +2,12 @@
  * The rollout verbs of `kubectl dsr` (status, history, undo, pause, resume,
  * restart) and `set partition`, each as kubectl does it for built-in kinds.
  */
-import type { AdvancedDaemonSets } from '../../ports/index.js';
+import type { AdvancedDaemonSets, WriteOptions } from '../../ports/index.js';
 import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type { ControllerRevision } from '../../reconcile/k8s/types.js';
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
+import { dryRunSuffix } from './dry-run.js';
 import type { PluginCommand } from './parse-plugin-args.js';
 import { rolloutStatus } from './rollout-status.js';
 import type { PluginDeps } from './run-plugin.js';
@@ -25,6 +26,23 @@ export type Cmd = Exclude<
 >;
 
 const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);
+
+/**
+ * Sends one write as `c.dryRun` says and returns kubectl's message: under
+ * `client` nothing is sent and the patch follows the message; under
+ * `server` the write carries `dryRun=All`.
+ */
+const sendWrite = async (
+  c: Cmd,
+  done: string,
+  patch: unknown,
+  write: (o: WriteOptions) => Promise<unknown>
+): Promise<string> => {
+  if (c.dryRun !== 'client') await write({ dryRun: c.dryRun === 'server' });
+  const sent =
+    c.dryRun === 'client' ? `${JSON.stringify(patch, null, 2)}\n` : '';
+  return `${RESOURCE}/${c.name} ${done}${dryRunSuffix(c.dryRun)}\n${sent}`;
+};
 
 const status = async (
   c: Cmd,
@@ -86,8 +104,13 @@ const undo = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
   if (match(ds, target)) {
     return `${RESOURCE}/${c.name} skipped rollback (current template already matches revision ${revisionOf(target)})\n`;
   }
-  await api.replaceTemplate(ns, c.name, revisionTemplate(target));
-  return `${RESOURCE}/${c.name} rolled back\n`;
+  const template = revisionTemplate(target);
+  return sendWrite(
+    c,
+    'rolled back',
+    [{ op: 'replace', path: '/spec/template', value: template }],
+    (o) => api.replaceTemplate(ns, c.name, template, o)
+  );
 };
 
 const setPaused = async (
@@ -102,10 +125,10 @@ const setPaused = async (
       `${RESOURCE} "${c.name}" is ${paused ? 'already paused' : 'not paused'}`
     );
   }
-  await api.patch(ns, c.name, {
-    spec: { updateStrategy: { rollingUpdate: { paused } } },
-  });
-  return `${RESOURCE}/${c.name} ${paused ? 'paused' : 'resumed'}\n`;
+  const patch = { spec: { updateStrategy: { rollingUpdate: { paused } } } };
+  return sendWrite(c, paused ? 'paused' : 'resumed', patch, (o) =>
+    api.patch(ns, c.name, patch, o)
+  );
 };
 
 const restart = async (
@@ -121,23 +144,27 @@ const restart = async (
     );
   }
   const at = rfc3339(deps.now());
-  await api.patch(ns, c.name, {
+  const patch = {
     spec: {
       template: {
         metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': at } },
       },
     },
-  });
-  return `${RESOURCE}/${c.name} restarted\n`;
+  };
+  return sendWrite(c, 'restarted', patch, (o) =>
+    api.patch(ns, c.name, patch, o)
+  );
 };
 
 const setPartition = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
   const value = c.value ?? '0';
   const partition = value.endsWith('%') ? value : Number(value);
-  await api.patch(ns, c.name, {
-    spec: { updateStrategy: { rollingUpdate: { partition } } },
-  });
-  return `${RESOURCE}/${c.name} partition set to ${value}\n`;
+  const patch = { spec: { updateStrategy: { rollingUpdate: { partition } } } };
+  // A client dry run sends nothing, so it reads: a missing object is NotFound.
+  if (c.dryRun === 'client') await api.get(ns, c.name);
+  return sendWrite(c, `partition set to ${value}`, patch, (o) =>
+    api.patch(ns, c.name, patch, o)
+  );
 };
 
 /** Runs one rollout or set command; returns what to print. */

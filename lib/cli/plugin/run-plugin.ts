@@ -18,14 +18,12 @@ import {
 } from '../../reconcile/k8s/daemon-set-kind.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { describeError } from '../describe-error.js';
+import { BARE_DRY_RUN_WARNING } from './dry-run.js';
 import { get } from './get-command.js';
 import { type OpenState, runInspectCommand } from './inspect-command.js';
-import { migrateDaemonSet } from './migrate.js';
-import {
-  PLUGIN_USAGE,
-  type PluginCommand,
-  parsePluginArgs,
-} from './parse-plugin-args.js';
+import { migrateDaemonSet } from './migrate-daemon-set.js';
+import { type PluginCommand, parsePluginArgs } from './parse-plugin-args.js';
+import { PLUGIN_USAGE } from './plugin-usage.js';
 import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
 
 /** What the plugin runs against. */
@@ -46,6 +44,11 @@ export interface PluginDeps {
   openState?: OpenState;
   /** Prints one line at once (rollout status progress). */
   write(text: string): void;
+  /**
+   * Saves a file `migrate` writes before it deletes anything (the target
+   * object, the source's copy); returns its path.
+   */
+  save?(name: string, text: string): Promise<string>;
 }
 
 /** What one run prints, and how it exits. */
@@ -55,7 +58,7 @@ export interface PluginOutput {
   stderr: string;
 }
 
-/** Default wait for the garbage collector to orphan a migrated object's pods. */
+/** Default wait for the target's controller to adopt a migrated object's pods. */
 const MIGRATE_TIMEOUT_MS = 60_000;
 
 const migrate = async (
@@ -74,6 +77,11 @@ const migrate = async (
     timeoutMs: c.timeoutMs ?? MIGRATE_TIMEOUT_MS,
     now: deps.now,
     sleep: deps.sleep,
+    save:
+      deps.save ??
+      (() => {
+        throw new Error('no place to save the copies; nothing was changed');
+      }),
   });
   return `${report.lines.join('\n')}\n`;
 };
@@ -123,7 +131,8 @@ export const runPlugin = async (
         : command.verb === 'migrate'
           ? await migrate(command, opened.api, ns, deps)
           : await runRolloutCommand(command, opened.api, ns, deps);
-    return { exitCode: 0, stdout, stderr: '' };
+    const warning = argv.includes('--dry-run') ? BARE_DRY_RUN_WARNING : '';
+    return { exitCode: 0, stdout, stderr: warning };
   } catch (e) {
     const notFound = isApiError(e, ApiErrorReason.NotFound);
     const name = 'name' in command ? command.name : '';

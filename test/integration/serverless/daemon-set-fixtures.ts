@@ -3,6 +3,7 @@
  * end-to-end tests create, read and change them.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { advancedDaemonSetsPath } from '../../testbed/advanced-daemonset-crd.js';
 import { livePodsOf } from './cluster-state.js';
 
 /** Deletes the live pod of DaemonSet `name` on `node`; returns its name. */
@@ -36,3 +37,26 @@ export const labelNode = async (
     contentType: 'application/merge-patch+json',
   });
 };
+
+/** Creates AdvancedDaemonSet `agent` (image agent:1) on the nodes of `nodeSelector`. */
+export const createAgentAdvancedDaemonSet = (
+  admin: KubeHttp,
+  ns: string,
+  nodeSelector: Record<string, string>,
+  maxUnavailable: number
+) =>
+  admin.request('create ads', 'POST', advancedDaemonSetsPath(ns), {
+    body: JSON.stringify({
+      apiVersion: 'apps.dsr.dev/v1beta1',
+      kind: 'AdvancedDaemonSet',
+      metadata: { name: 'agent' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: {
+          metadata: { labels: { app: 'agent' } },
+          spec: { nodeSelector, containers: [{ name: 'c', image: 'agent:1' }] },
+        },
+        updateStrategy: { rollingUpdate: { maxUnavailable } },
+      },
+    }),
+  });

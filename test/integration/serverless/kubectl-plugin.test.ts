@@ -14,6 +14,7 @@ import {
   ensureAdvancedDaemonSetCrd,
 } from '../../testbed/advanced-daemonset-crd.js';
 import { livePodsOf } from './cluster-state.js';
+import { createAgentAdvancedDaemonSet } from './daemon-set-fixtures.js';
 import { E2eScenario } from './e2e-scenario.js';
 import { eventually } from './stack.js';
 
@@ -44,24 +45,7 @@ describe('kubectl dsr (the kubectl plugin for AdvancedDaemonSets)', () => {
     s = new E2eScenario('sls-plugin');
     await ensureAdvancedDaemonSetCrd(s.admin);
     await s.open({ nodes: 3, stack: { ownership: 'apps.dsr.dev/v1beta1' } });
-    await s.admin.request('create ads', 'POST', advancedDaemonSetsPath(s.ns), {
-      body: JSON.stringify({
-        apiVersion: 'apps.dsr.dev/v1beta1',
-        kind: 'AdvancedDaemonSet',
-        metadata: { name: 'agent' },
-        spec: {
-          selector: { matchLabels: { app: 'agent' } },
-          template: {
-            metadata: { labels: { app: 'agent' } },
-            spec: {
-              nodeSelector: s.selector,
-              containers: [{ name: 'c', image: 'agent:1' }],
-            },
-          },
-          updateStrategy: { rollingUpdate: { maxUnavailable: 3 } },
-        },
-      }),
-    });
+    await createAgentAdvancedDaemonSet(s.admin, s.ns, s.selector, 3);
   });
 
   afterAll(async () => {
