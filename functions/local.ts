@@ -11,11 +11,7 @@
 
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
-import {
-  kubeConfigFromFile,
-  serverOfRecord,
-} from '../lib/adapters/kube/kube-config-for-cluster.js';
+import { serverOfRecord } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { MemoryRequestBudget } from '../lib/adapters/memory/memory-request-budget.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import { findRivalController } from '../lib/cli/check-ownership.js';
@@ -23,7 +19,10 @@ import { formatDaemonSetTable } from '../lib/cli/daemon-set-table.js';
 import { startLocalCluster } from '../lib/local-cluster/local-cluster.js';
 import type { ClusterRecord, Logger } from '../lib/ports/index.js';
 import type { DaemonSet } from '../lib/reconcile/k8s/types.js';
-import { LocalRuntime } from '../lib/wiring/local-runtime.js';
+import {
+  createLocalConnector,
+  LocalRuntime,
+} from '../lib/wiring/local-runtime.js';
 
 const USAGE = `usage: npm start [-- [--kubeconfig PATH [--context NAME] [--yes]] [--nodes N]]
 
@@ -104,13 +103,7 @@ const record: ClusterRecord = {
 };
 // The API budget adapts here as in AWS, its state in this process.
 const budget = new MemoryRequestBudget({ clock: systemClock });
-const connector = new ClusterConnector({
-  kubeconfigFiles: kubeConfigFromFile,
-  cacheReads: true,
-  budget,
-  clock: systemClock,
-  logger,
-});
+const connector = createLocalConnector({ budget, logger });
 if (kubeconfigPath) await confirmRealCluster(record);
 const connection = await connector.connect(record);
 /**

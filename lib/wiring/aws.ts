@@ -19,7 +19,6 @@ import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-sto
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
-import { MemorySlowStartMemory } from '../adapters/memory/memory-slow-start-memory.js';
 import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
@@ -27,15 +26,15 @@ import type { Config } from '../config.js';
 import { fieldManagerFor } from '../policy/identity.js';
 import type { Logger, MessageLeases, MetricsSink } from '../ports/index.js';
 import type { FireTimerDeps } from '../timers/fire-timers.js';
-import { ClusterSessions } from '../worker/cluster-sessions.js';
-import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
-import { Reconciler } from '../worker/reconciler.js';
+import type { ClusterSessions } from '../worker/cluster-sessions.js';
+import type { Reconciler } from '../worker/reconciler.js';
 import {
   type AwsWiringOverrides,
   commonClientOptions,
   createQueueClients,
 } from './aws-clients.js';
 import { createQueueWiring, timerDepsOf } from './aws-timers.js';
+import { composeProduct } from './compose-product.js';
 
 export type { AwsWiringOverrides } from './aws-clients.js';
 
@@ -82,51 +81,37 @@ export const createAwsWiring = (
     clock,
     logger,
   });
-  const connect = (record: Parameters<ClusterConnector['connect']>[0]) =>
-    connector.connect(record);
-  const sessions = new ClusterSessions({
+  const product = composeProduct({
     registry,
-    connect,
+    connect: (record) => connector.connect(record),
     forgetCredential: (record) => {
       if (record.auth.type === 'secret')
         secrets.invalidate(record.auth.secretArn);
     },
+    queue,
+    ledger: queueStore,
     expectations,
     failedPodBackoff: new DynamoFailedPodBackoffStore(table),
+    health: new DynamoClusterHealthStore(table),
+    ownership: new DynamoOwnershipStore(table),
+    leases: new DynamoBridgeLeaseStore(table),
+    nodeIndex: new DynamoNodeIndexStore(table),
     clock,
-    newSlowStartMemory: () => new MemorySlowStartMemory(),
-  });
-  return {
-    sessions,
-    messageLeases: new SqsMessageLeases({
-      client: clients.sqs,
-      queueUrl: config.workQueueUrl,
-    }),
-    reconciler: new Reconciler({
-      sessions,
-      health: new DynamoClusterHealthStore(table),
-      ownership: new DynamoOwnershipStore(table),
-      ledger: queueStore,
-      queue,
-      clock,
-      logger,
-      metrics,
+    logger,
+    metrics,
+    reconcile: {
       fieldManager,
       slots: new DynamoClusterSyncSlots(table),
       maxSyncsPerCluster: config.reconcilePerCluster,
       budget,
-      expectationsWaitMs: EXPECTATIONS_WAIT_MS,
-    }),
-    bridge: {
-      registry,
-      connect,
-      queue,
-      expectations,
-      leases: new DynamoBridgeLeaseStore(table),
-      nodeIndex: new DynamoNodeIndexStore(table),
-      clock,
-      logger,
     },
+  });
+  return {
+    ...product,
+    messageLeases: new SqsMessageLeases({
+      client: clients.sqs,
+      queueUrl: config.workQueueUrl,
+    }),
     timers: timerDepsOf(queueWiring, overrides),
   };
 };

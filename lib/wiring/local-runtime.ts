@@ -2,17 +2,19 @@
  * The product in one process, for `npm start` and end-to-end tests: the
  * watch-bridge of one cluster and reconcile workers, joined by the in-process
  * work queue, with state in memory. The code paths are the Lambda ones
- * (`runClusterBridge`, `Reconciler`, `processKey`, `syncDaemonSet`); only
- * the queue and state adapters differ.
+ * (`runClusterBridge`, `Reconciler`, `processKey`, `syncDaemonSet`), composed
+ * as the AWS wiring composes them (compose-product.ts); only the queue and
+ * state adapters differ.
  */
 
+import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
+import { kubeConfigFromFile } from '../adapters/kube/kube-config-for-cluster.js';
 import { MemoryBackoffStore } from '../adapters/memory/memory-backoff-store.js';
 import { MemoryBridgeLeaseStore } from '../adapters/memory/memory-bridge-lease-store.js';
 import { MemoryClusterHealthStore } from '../adapters/memory/memory-cluster-health-store.js';
 import { MemoryExpectationsStore } from '../adapters/memory/memory-expectations-store.js';
 import { MemoryNodeIndexStore } from '../adapters/memory/memory-node-index-store.js';
 import { MemoryOwnershipStore } from '../adapters/memory/memory-ownership-store.js';
-import { MemorySlowStartMemory } from '../adapters/memory/memory-slow-start-memory.js';
 import {
   MemoryWorkQueue,
   memoryQueuePorts,
@@ -31,9 +33,7 @@ import type {
   SyncMeasurement,
 } from '../ports/index.js';
 import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
-import { ClusterSessions } from '../worker/cluster-sessions.js';
-import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
-import { Reconciler } from '../worker/reconciler.js';
+import { composeProduct, type Product } from './compose-product.js';
 
 /** How long one bridge run lasts before it hands over to the next. */
 const BRIDGE_RUN_MS = 10 * 60_000;
@@ -76,6 +76,22 @@ export class LocalMetrics implements MetricsSink {
   }
 }
 
+/**
+ * Returns the connector `npm start` reaches a cluster with: a kubeconfig
+ * file, reads from watched caches as in AWS, the given budget.
+ */
+export const createLocalConnector = (opts: {
+  budget: RequestBudget;
+  logger: Logger;
+}): ClusterConnector =>
+  new ClusterConnector({
+    kubeconfigFiles: kubeConfigFromFile,
+    cacheReads: true,
+    budget: opts.budget,
+    clock: systemClock,
+    logger: opts.logger,
+  });
+
 /** Runs bridge and workers for one cluster until stopped. */
 export class LocalRuntime {
   readonly queue = new MemoryWorkQueue();
@@ -86,10 +102,7 @@ export class LocalRuntime {
   readonly #record: ClusterRecord;
   readonly #connection: ClusterConnection;
   readonly #logger: Logger;
-  readonly #leases = new MemoryBridgeLeaseStore({ clock: systemClock });
-  readonly #nodeIndex = new MemoryNodeIndexStore();
-  readonly #sessions: ClusterSessions;
-  readonly #reconciler: Reconciler;
+  readonly #product: Product;
   #bridgeRuns = 0;
 
   constructor(opts: {
@@ -103,27 +116,24 @@ export class LocalRuntime {
     this.#connection = opts.connection;
     this.#logger = opts.logger;
     const record = opts.record;
-    this.#sessions = new ClusterSessions({
+    this.#product = composeProduct({
       registry: {
         get: async (id) => (id === record.id ? record : undefined),
         list: async () => ({ records: [record], invalid: [] }),
       },
       connect: async () => opts.connection,
+      // One pair: the bridge's adds and the syncs' reads share one record.
+      ...memoryQueuePorts(this.queue),
       expectations: this.expectations,
       failedPodBackoff: new MemoryBackoffStore(),
-      clock: systemClock,
-      newSlowStartMemory: () => new MemorySlowStartMemory(),
-    });
-    this.#reconciler = new Reconciler({
-      sessions: this.#sessions,
       health: new MemoryClusterHealthStore({ clock: systemClock }),
       ownership: new MemoryOwnershipStore({ clock: systemClock }),
-      ...memoryQueuePorts(this.queue),
+      leases: new MemoryBridgeLeaseStore({ clock: systemClock }),
+      nodeIndex: new MemoryNodeIndexStore(),
       clock: systemClock,
       logger: opts.logger,
       metrics: this.metrics,
-      ...(opts.budget ? { budget: opts.budget } : {}),
-      expectationsWaitMs: EXPECTATIONS_WAIT_MS,
+      ...(opts.budget ? { reconcile: { budget: opts.budget } } : {}),
     });
   }
 
@@ -135,7 +145,7 @@ export class LocalRuntime {
 
   async #bridge(): Promise<void> {
     const signal = this.#abort.signal;
-    const { queue } = memoryQueuePorts(this.queue);
+    const { queue, expectations, leases, nodeIndex } = this.#product.bridge;
     while (!signal.aborted) {
       try {
         await runClusterBridge(
@@ -144,9 +154,9 @@ export class LocalRuntime {
             ownerKind: ownedKind(this.#record.ownership).kind,
             watch: this.#connection.watch,
             queue,
-            expectations: this.expectations,
-            leases: this.#leases,
-            nodeIndex: this.#nodeIndex,
+            expectations,
+            leases,
+            nodeIndex,
             holder: `local-${++this.#bridgeRuns}`,
             clock: systemClock,
             logger: this.#logger,
@@ -179,7 +189,7 @@ export class LocalRuntime {
         sentAtMs: systemClock.now(),
       };
       try {
-        await this.#reconciler.forBatch([record])(record);
+        await this.#product.reconciler.forBatch([record])(record);
       } catch (e) {
         // Only queue-state failures land here; the key is retried.
         this.#logger.warn('reconcile failed', { error: toError(e).message });

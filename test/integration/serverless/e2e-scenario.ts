@@ -11,6 +11,7 @@ import {
   deleteNodes,
   type NodeSpec,
 } from '#lib/local-cluster/simulated-nodes.js';
+import type { FakeLogger } from '../../helpers/fakes/fake-logger.js';
 import {
   createNamespace,
   deleteNamespace,
@@ -25,12 +26,23 @@ import { ServerlessStack, type StackOptions } from './stack.js';
 /** How the scenario's first nodes look (labels add to the namespace's). */
 export type ScenarioNodeSpec = Omit<NodeSpec, 'prefix'>;
 
+/** A running product under the scenario's identity: a stack or the local run. */
+export interface RunningProduct {
+  readonly logger: FakeLogger;
+  stop(): Promise<void>;
+}
+
 /** What a scenario starts with. */
 export interface ScenarioOptions {
   /** Nodes created before the stack starts. */
   nodes: number;
   nodeSpec?: ScenarioNodeSpec;
   stack?: Omit<StackOptions, 'kubeconfigPath'>;
+  /**
+   * Starts another product instead of the serverless stack (then `stack`
+   * stays unset and `product` is that one).
+   */
+  product?: (kubeconfigPath: string) => Promise<RunningProduct>;
 }
 
 /** A namespace, its nodes and a running stack; `close()` removes them. */
@@ -41,6 +53,8 @@ export class E2eScenario {
   /** Nodes of the scenario that still exist, in creation order. */
   readonly nodes: string[] = [];
   stack!: ServerlessStack;
+  /** The product running: the stack, or the one `ScenarioOptions.product` started. */
+  product: RunningProduct | undefined;
   #identity: ReconcilerIdentity | undefined;
   #batches = 0;
 
@@ -68,10 +82,13 @@ export class E2eScenario {
       o.stack?.ownership
     );
     await this.addNodes(o.nodes, o.nodeSpec);
-    this.stack = await ServerlessStack.start({
-      ...o.stack,
-      kubeconfigPath: this.#identity.kubeconfigPath,
-    });
+    const { kubeconfigPath } = this.#identity;
+    if (o.product) {
+      this.product = await o.product(kubeconfigPath);
+      return;
+    }
+    this.stack = await ServerlessStack.start({ ...o.stack, kubeconfigPath });
+    this.product = this.stack;
   }
 
   /** Returns the work-queue key of DaemonSet `name` in this namespace. */
@@ -107,7 +124,7 @@ export class E2eScenario {
   /** Stops the stack, then removes identity, nodes and namespace (also after a half-finished `open()`). */
   async close(): Promise<void> {
     try {
-      await this.stack?.stop();
+      await this.product?.stop();
       await this.#identity?.remove();
       await deleteNodes(this.admin, this.nodes);
       await deleteNamespace(this.admin, this.ns);

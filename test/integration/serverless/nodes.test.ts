@@ -4,16 +4,12 @@
  * took; the bounds are only the waits' timeouts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import {
-  deletePod,
   getAgent,
   isConverged,
-  isPodAvailable,
   livePodsByNode,
-  livePodsOf,
   patchNode,
 } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';
@@ -63,44 +59,6 @@ describe('serverless runtime: node changes', () => {
     expect((await getAgent(s.admin, s.ns)).status?.desiredNumberScheduled).toBe(
       4
     );
-  });
-
-  it('releases a pod relabelled out of the selector and replaces it, as upstream does', async () => {
-    // Prepare
-    const [pod] = await livePodsOf(s.admin, s.ns, 'agent');
-    const name = pod?.metadata?.name ?? '';
-    const path = `/api/v1/namespaces/${s.ns}/pods/${name}`;
-    const uid = (await getAgent(s.admin, s.ns)).metadata?.uid;
-    // Act
-    await s.admin.request('relabel pod', 'PATCH', path, {
-      body: JSON.stringify({ metadata: { labels: { app: 'moved-away' } } }),
-      contentType: 'application/merge-patch+json',
-    });
-    const releasedMs = await eventually(
-      'the relabelled pod released',
-      async () =>
-        !(
-          (await s.admin.request<Pod>('get pod', 'GET', path)).metadata
-            ?.ownerReferences ?? []
-        ).some((r) => r.uid === uid),
-      FOLLOW_TIMEOUT_MS
-    );
-    // Its replacement available too: the status written before the release
-    // still counts every node ready while the replacement is Pending.
-    const ms = await eventually(
-      'an available replacement beside the released pod',
-      async () =>
-        (await isConverged(s.admin, s.ns, eligible)) &&
-        (await livePodsOf(s.admin, s.ns, 'agent')).every(isPodAvailable),
-      FOLLOW_TIMEOUT_MS
-    );
-    await deletePod(s.admin, s.ns, name);
-    // Assess: one pod a node again, the released one's deletion aside.
-    console.log(
-      `pod relabelled: released after ${releasedMs} ms, replaced ${ms} ms later`
-    );
-    await converged('converged after the released pod is deleted');
-    expect(await isConverged(s.admin, s.ns, eligible)).toBe(true);
   });
 
   it('deletes the pod of a node that stops matching the nodeSelector', async () => {
