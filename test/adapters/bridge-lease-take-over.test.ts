@@ -210,6 +210,56 @@ describe.each(stores)('%s failed runs', (_name, create) => {
   });
 });
 
+describe.each(stores)('%s resync requests', (_name, create) => {
+  const newStore = () => {
+    const clock = new FakeClock(Date.now());
+    return { clock, store: create(clock) };
+  };
+
+  it('hands a request to every checkpoint until it is completed, and completes only that request', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'a', TTL_MS);
+    const before = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    await store.requestResync(cluster);
+    const first = clock.now();
+    // Act
+    const taken = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    const again = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    clock.step(1_000);
+    await store.requestResync(cluster);
+    await store.completeResync(cluster, first);
+    const newer = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    await store.completeResync(cluster, clock.now());
+    const after = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    // Assess
+    expect([before, taken, again, newer, after]).toEqual([
+      {},
+      { resyncRequestedAtMs: first },
+      { resyncRequestedAtMs: first },
+      { resyncRequestedAtMs: first + 1_000 },
+      {},
+    ]);
+  });
+
+  it('keeps a request made on an expired lease item for the next bridge, which starts afresh', async () => {
+    // Prepare: nothing took the lease for longer than bookmarks are kept.
+    const { store, clock } = newStore();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'a', TTL_MS);
+    await store.checkpoint(cluster, 'a', { pods: '9' }, TTL_MS);
+    clock.step(TTL_MS + BOOKMARK_RETENTION_MS + 60_000);
+    // Act
+    await store.requestResync(cluster);
+    const versions = await store.acquire(cluster, 'b', TTL_MS);
+    const taken = await store.checkpoint(cluster, 'b', {}, TTL_MS);
+    // Assess
+    expect(versions).toEqual({});
+    expect(taken).toEqual({ resyncRequestedAtMs: clock.now() });
+  });
+});
+
 describe('DynamoBridgeLeaseStore take-over claims under SDK retries', () => {
   it('keeps a claim whose committed write lost its response: the SDK’s retry is granted (F6)', async () => {
     // Prepare

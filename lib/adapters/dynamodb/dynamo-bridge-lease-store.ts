@@ -18,7 +18,9 @@ import {
   IS_LIVE,
   isExpiredItem,
   num,
+  readNumber,
   str,
+  updateExistingItem,
   updateLiveItem,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
@@ -195,25 +197,33 @@ export class DynamoBridgeLeaseStore
   }
 
   async requestResync(cluster: string): Promise<void> {
-    const pk = this.#pk(cluster);
-    await callDynamo(`request resync ${pk}`, () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: str(pk) },
-          ...buildExpression({
-            update:
-              'SET #resyncRequested = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-            values: {
-              ':true': { BOOL: true },
-              ':expiresAt': num(
-                toEpochSeconds(this.clock.now() + BOOKMARK_RETENTION_MS)
-              ),
-            },
-          }),
-        })
-      )
-    );
+    const now = this.clock.now();
+    // An expired item is started afresh, so the next acquire keeps the request.
+    await updateLiveItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      nowMs: now,
+      operation: 'request resync',
+      update:
+        'SET #resyncRequestedAtMs = :now, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+      values: {
+        ':now': num(now),
+        ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
+      },
+    });
+  }
+
+  async completeResync(cluster: string, requestedAtMs: number): Promise<void> {
+    await updateExistingItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      operation: 'complete resync',
+      update: 'REMOVE #resyncRequestedAtMs',
+      condition: '#resyncRequestedAtMs = :at',
+      values: { ':at': num(requestedAtMs) },
+    });
   }
 
   async checkpoint(
@@ -222,7 +232,7 @@ export class DynamoBridgeLeaseStore
     resourceVersions: ResourceVersions,
     ttlMs: number,
     size?: ClusterSize
-  ): Promise<{ resyncRequested: boolean }> {
+  ): Promise<{ resyncRequestedAtMs?: number }> {
     const now = this.clock.now();
     const pk = this.#pk(cluster);
     const outcome = await conditionalWrite(`checkpoint ${pk}`, () =>
@@ -230,9 +240,10 @@ export class DynamoBridgeLeaseStore
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
-          ReturnValues: 'UPDATED_OLD',
+          // The whole item, so a retried write still reads the request.
+          ReturnValues: 'ALL_NEW',
           ...buildExpression({
-            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #checkpointedAtMs = :now, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #resyncRequested, #failures, #lastFailureAtMs`,
+            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #checkpointedAtMs = :now, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #failures, #lastFailureAtMs`,
             condition: IS_MINE_AND_LIVE,
             values: {
               ...(size === undefined ? {} : { ':nodes': num(size.nodes) }),
@@ -249,9 +260,10 @@ export class DynamoBridgeLeaseStore
       )
     );
     if (!outcome.ok) throw new LeaseLostError(cluster);
-    return {
-      resyncRequested: outcome.attributes?.resyncRequested?.BOOL === true,
-    };
+    const requestedAtMs = readNumber(outcome.attributes, 'resyncRequestedAtMs');
+    return requestedAtMs === undefined
+      ? {}
+      : { resyncRequestedAtMs: requestedAtMs };
   }
 
   async release(cluster: string, holder: string): Promise<void> {
