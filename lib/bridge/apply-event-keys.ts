@@ -33,3 +33,17 @@ export const applyEventKeys = async (
     await deps.queue.addAfter(key, afterMs);
   }
 };
+
+/**
+ * Queues each of `keys` with `add`, one after another; a failed key does not
+ * stop the rest (an unfence's resync must reach every DaemonSet it can), and
+ * the first failure is thrown once all were tried.
+ */
+export const queueEach = async (
+  keys: Iterable<string>,
+  add: (key: string) => Promise<void>
+): Promise<void> => {
+  const failed: unknown[] = [];
+  for (const key of keys) await add(key).catch((e: unknown) => failed.push(e));
+  if (failed.length > 0) throw failed[0];
+};

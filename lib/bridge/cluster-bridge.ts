@@ -226,15 +226,17 @@ class BridgeRun {
 
   /**
    * Checkpoints, then queues every DaemonSet if a resync was asked for
-   * meanwhile (an unfence: events seen while fenced were dropped).
+   * meanwhile (an unfence: events seen while fenced were dropped), and only
+   * then completes the request: a failure keeps it for the next checkpoint.
    */
   async checkpointAndResync(): Promise<void> {
-    if ((await this.#checkpoint()).resyncRequested) {
-      this.#d.logger.info('resync requested; queueing every DaemonSet', {
-        cluster: this.#d.cluster,
-      });
-      await this.#events.enqueueAll(true);
-    }
+    const { resyncRequestedAtMs } = await this.#checkpoint();
+    if (resyncRequestedAtMs === undefined) return;
+    this.#d.logger.info('resync requested; queueing every DaemonSet', {
+      cluster: this.#d.cluster,
+    });
+    await this.#events.enqueueAll(true);
+    await this.#d.leases.completeResync(this.#d.cluster, resyncRequestedAtMs);
   }
 
   /**
@@ -247,7 +249,7 @@ class BridgeRun {
    * campaign, seed 330); an index behind its versions only makes the next
    * event of a node look like a change, an extra sync at worst.
    */
-  async #checkpoint(): Promise<{ resyncRequested: boolean }> {
+  async #checkpoint(): Promise<{ resyncRequestedAtMs?: number }> {
     const changed = this.#events.takeChangedIndex();
     const index = changed === undefined ? undefined : new Map(changed);
     const versions: Record<string, string> = {

@@ -23,7 +23,7 @@ import type {
   Node,
   Pod,
 } from '../reconcile/k8s/types.js';
-import { applyEventKeys } from './apply-event-keys.js';
+import { applyEventKeys, queueEach } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
 import { PendingEventKeys } from './pending-event-keys.js';
 
@@ -132,13 +132,14 @@ export class ClusterEvents {
   }
 
   /**
-   * Queues every DaemonSet of the cluster; `anew` also those that look
-   * queued already (after an unfence: their messages were taken unsynced).
+   * Queues every DaemonSet of the cluster (all, even when one fails); `anew`
+   * also those that look queued already (after an unfence).
    */
   async enqueueAll(anew = false, seen?: SeenVersion): Promise<void> {
-    for (const key of this.#view.keys()) {
-      await (anew ? this.#d.queue.addAnew(key) : this.#d.queue.add(key, seen));
-    }
+    const { queue } = this.#d;
+    await queueEach(this.#view.keys(), (k) =>
+      anew ? queue.addAnew(k) : queue.add(k, seen)
+    );
   }
 
   /** Returns the collection's current resourceVersion (a one-item list). */

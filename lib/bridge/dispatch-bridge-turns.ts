@@ -64,6 +64,8 @@ export interface DispatchReport {
   launched: BridgeTurn[];
   /** Turns whose launch failed (their claims go stale; a later tick retries). */
   failedLaunches: number;
+  /** Runs whose claim failed with an error (not launched; the next tick retries). */
+  failedClaims: number;
   /**
    * The age of each registered cluster's last bridge checkpoint, read from
    * the leases this tick peeks anyway (clusters never checkpointed absent).
@@ -104,7 +106,12 @@ export const dispatchBridgeTurns = async (
     tickMs,
     ...(opts.economyBurst ? { economyBurst: opts.economyBurst } : {}),
   });
-  const claimed = await claimRuns(deps, runs, opts.tickId, claimStaleMs);
+  const { claimed, failedClaims } = await claimRuns(
+    deps,
+    runs,
+    opts.tickId,
+    claimStaleMs
+  );
   const turns = packBridgeTurns(claimed, opts);
   const delays = new Map(claimed.map((r) => [r.cluster, r.launchDelayMs]));
   const wait = deps.sleep ?? sleep;
@@ -134,6 +141,7 @@ export const dispatchBridgeTurns = async (
     invalid,
     launched,
     failedLaunches,
+    failedClaims,
     checkpointAges: checkpointAgesOf(leases, nowMs),
   };
 };
@@ -149,13 +157,14 @@ const checkpointAgesOf = (
       : [{ cluster, ageMs: Math.max(0, nowMs - lease.checkpointedAtMs) }]
   );
 
-/** Returns the runs whose claim this tick holds. */
+/** Returns the runs whose claim this tick holds, and how many claims failed. */
 const claimRuns = async (
   deps: BridgeDispatchDeps,
   runs: readonly PlannedRun[],
   claimId: string,
   staleMs: number
-): Promise<PlannedRun[]> => {
+): Promise<{ claimed: PlannedRun[]; failedClaims: number }> => {
+  let failedClaims = 0;
   const claims = await Promise.all(
     runs.map(async (run) => {
       try {
@@ -166,6 +175,7 @@ const claimRuns = async (
           staleMs
         );
       } catch (e) {
+        failedClaims++;
         deps.logger.error('bridge run not claimed', {
           cluster: run.cluster,
           error: toError(e).message,
@@ -174,5 +184,5 @@ const claimRuns = async (
       }
     })
   );
-  return runs.filter((_, i) => claims[i]);
+  return { claimed: runs.filter((_, i) => claims[i]), failedClaims };
 };

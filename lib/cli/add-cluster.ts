@@ -2,11 +2,17 @@
  * `clusters add`: validates the options into a record, refuses a second
  * registration of an id or of an API server, checks the cluster as `check`
  * does (unless `--skip-check`) and writes the record only if it passes.
+ * `--replace` by another cluster forgets the old one's bookmarks and fence.
  */
+import type { ClusterRecord } from '../ports/index.js';
 import { checkCluster } from './check-cluster.js';
 import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
-import { type ClustersCliDeps, recordSummary } from './clusters-cli-deps.js';
+import {
+  type ClustersCliDeps,
+  forgetClusterState,
+  recordSummary,
+} from './clusters-cli-deps.js';
 import type {
   RegistryCommand,
   TableLocator,
@@ -61,17 +67,19 @@ const withEksTarget = async (
   return { ...add, server: target.endpoint, caData: target.caData };
 };
 
-/** Returns why the record may not be written under its id or server. */
+/**
+ * Returns why the record may not be written under its id or server, and
+ * the record it replaces.
+ */
 const conflictOf = async (
   command: AddCommand,
-  record: ReturnType<typeof clusterRecordFromOptions>,
+  record: ClusterRecord,
   deps: ClustersCliDeps
-): Promise<{ refusal?: string; replacing: boolean }> => {
+): Promise<{ refusal?: string; existing?: ClusterRecord }> => {
   const existing = await deps.registry.get(record.id);
   if (existing !== undefined && !command.add.replace) {
     return {
       refusal: `cluster ${record.id} is already registered (${describeAuth(existing.auth)}); pass --replace to overwrite it`,
-      replacing: true,
     };
   }
   // Two ids for one API server would be two reconcilers of one cluster,
@@ -83,10 +91,20 @@ const conflictOf = async (
   if (twin !== undefined) {
     return {
       refusal: `${server} is already registered as cluster ${twin.id}; one API server takes one registration`,
-      replacing: existing !== undefined,
     };
   }
-  return { replacing: existing !== undefined };
+  return existing === undefined ? {} : { existing };
+};
+
+/** Returns whether two records name one cluster (API server and EKS name). */
+const isSameCluster = (
+  a: ClusterRecord,
+  b: ClusterRecord,
+  deps: Pick<ClustersCliDeps, 'serverOf'>
+): boolean => {
+  const eks = (r: ClusterRecord) =>
+    r.auth.type === 'eks' ? `${r.auth.region}/${r.auth.clusterName}` : '';
+  return deps.serverOf(a) === deps.serverOf(b) && eks(a) === eks(b);
 };
 
 /**
@@ -123,13 +141,24 @@ export const addCluster = async (
       error: true,
     };
   }
+  // Another cluster under the id must not resume from the old one's
+  // bookmarks; the record goes last, so a failure leaves it to a retry.
+  const { existing } = conflict;
+  const forgot =
+    existing !== undefined && !isSameCluster(existing, record, deps);
+  if (forgot) await forgetClusterState(record.id, deps);
   await deps.registry.put(record);
-  const verb = conflict.replacing ? 'replaced' : 'added';
+  const verb = existing === undefined ? 'added' : 'replaced';
   return {
     exitCode: 0,
     lines: [
       ...report,
       `${verb} cluster ${record.id}: ${deps.serverOf(record) || '-'}, ${record.bridgeMode} mode, auth ${describeAuth(record.auth)}`,
+      ...(forgot
+        ? [
+            `forgot the bookmarks and fence of the cluster ${record.id} named before (${deps.serverOf(existing) || describeAuth(existing.auth)})`,
+          ]
+        : []),
       ...(check === undefined
         ? [
             `next: npx dsr clusters check --id ${record.id} ${tableArgs(command.target)}`,

@@ -54,3 +54,17 @@ export const recordSummary = (
   mode: record.bridgeMode,
   ownership: record.ownership,
 });
+
+/**
+ * Forgets what the bridges and the fight guard kept of cluster `id` (its
+ * lease with the bookmarks, and its fence), so that a cluster registered
+ * under the id afterwards never resumes from another cluster's versions
+ * nor starts fenced: `remove`, and `add --replace` by another cluster.
+ */
+export const forgetClusterState = async (
+  id: string,
+  deps: Pick<ClustersCliDeps, 'leases' | 'ownership'>
+): Promise<void> => {
+  await deps.leases.forget(id);
+  await deps.ownership.clearFence(id);
+};

@@ -7,7 +7,11 @@
 import type { ClusterRecord, InvalidClusterRecord } from '../ports/index.js';
 import { addCluster } from './add-cluster.js';
 import { checkCluster } from './check-cluster.js';
-import { type ClustersCliDeps, recordSummary } from './clusters-cli-deps.js';
+import {
+  type ClustersCliDeps,
+  forgetClusterState,
+  recordSummary,
+} from './clusters-cli-deps.js';
 import type { RegistryCommand, TableTarget } from './clusters-command.js';
 import {
   describeAuth,
@@ -163,11 +167,8 @@ const remove = async (
       `cluster ${command.id} is not registered in ${table.tableName}; nothing removed`
     );
   }
-  // A cluster registered again under this id must not resume from these
-  // bookmarks, nor start fenced; the record goes last, so a failure here
-  // leaves it for a second remove.
-  await deps.leases.forget(command.id);
-  await deps.ownership.clearFence(command.id);
+  // The record goes last, so a failure here leaves it for a second remove.
+  await forgetClusterState(command.id, deps);
   await deps.registry.remove(command.id);
   return {
     exitCode: 0,

@@ -73,7 +73,9 @@ CA is --ca-file PEM or --ca-data BASE64 (TLS is always verified)
                         (default 400 and 800; burst 2 × N when only
                         --api-qps is given); the rate starts at 50 and
                         adapts below it to what the API server admits
-  --replace             overwrite the cluster registered under ID
+  --replace             overwrite the cluster registered under ID (one at
+                        another API server or EKS cluster starts afresh:
+                        the old one's bookmarks and fence are forgotten)
   --skip-check          register without checking (e.g. the cluster is not
                         reachable from here)
   --timeout SECONDS     how long GET /version, and the question whether

@@ -24,6 +24,7 @@ export interface DispatchSummary {
   launchedTurns: number;
   launchedClusters: string[];
   failedLaunches: number;
+  failedClaims: number;
 }
 
 /** Returns the middy handler of the dispatcher function. */
@@ -60,7 +61,11 @@ export const createBridgeDispatchHandler = (o: {
       const summary = summarize(report);
       if (o.metrics) recordDispatchMetrics(o.metrics, summary);
       o.sink?.recordCheckpointAges(report.checkpointAges);
-      if (summary.launchedTurns > 0 || summary.failedLaunches > 0) {
+      if (
+        summary.launchedTurns > 0 ||
+        summary.failedLaunches > 0 ||
+        summary.failedClaims > 0
+      ) {
         o.logger.info('bridge turns launched', { ...summary });
       }
       return summary;
@@ -75,12 +80,15 @@ const summarize = (r: DispatchReport): DispatchSummary => ({
   launchedTurns: r.launched.length,
   launchedClusters: r.launched.flatMap((t) => t.clusters.map((c) => c.cluster)),
   failedLaunches: r.failedLaunches,
+  failedClaims: r.failedClaims,
 });
 
 /**
  * Counts one tick: RegisteredClusters, InvalidClusterRecords (skipped
  * registry items), BridgeLaunches (clusters whose run was launched) and
- * BridgeLaunchFailures (turns Lambda refused).
+ * BridgeLaunchFailures (turns Lambda refused, and runs whose claim failed:
+ * either way a cluster due for a run got none, which the not-bridged alarm
+ * must see).
  */
 export const recordDispatchMetrics = (
   metrics: Metrics,
@@ -97,5 +105,9 @@ export const recordDispatchMetrics = (
     MetricUnit.Count,
     s.launchedClusters.length
   );
-  metrics.addMetric('BridgeLaunchFailures', MetricUnit.Count, s.failedLaunches);
+  metrics.addMetric(
+    'BridgeLaunchFailures',
+    MetricUnit.Count,
+    s.failedLaunches + s.failedClaims
+  );
 };

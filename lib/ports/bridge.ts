@@ -29,9 +29,10 @@ export interface BridgeLeaseStore {
   ): Promise<ResourceVersions | undefined>;
   /**
    * Stores resourceVersions (and the cluster's size) and extends the lease;
-   * throws LeaseLostError when `holder` no longer holds it. Takes a pending
-   * resync request: true when one was made since the last checkpoint (the
-   * caller queues every key).
+   * throws LeaseLostError when `holder` no longer holds it. Returns when the
+   * pending resync request was made, if one is, without taking it: the
+   * caller queues every key, then `completeResync`s it, so a failure or a
+   * crash in between leaves it for the next checkpoint.
    */
   checkpoint(
     cluster: string,
@@ -39,7 +40,12 @@ export interface BridgeLeaseStore {
     resourceVersions: ResourceVersions,
     ttlMs: number,
     size?: ClusterSize
-  ): Promise<{ resyncRequested: boolean }>;
+  ): Promise<{ resyncRequestedAtMs?: number }>;
+  /**
+   * Removes the resync request made at `requestedAtMs` (every key was
+   * queued since); a newer request stays for the next checkpoint.
+   */
+  completeResync(cluster: string, requestedAtMs: number): Promise<void>;
   /**
    * Notes that `holder`'s run of the cluster failed (unreachable,
    * credentials, RBAC): the dispatcher backs the cluster's bridge off,
@@ -65,8 +71,9 @@ export interface BridgeLeaseStore {
   ): Promise<boolean>;
   /**
    * Asks the cluster's bridge to queue every DaemonSet again (after an
-   * unfence): the bridge that holds the lease, or the next one to take it,
-   * does at its next checkpoint (every run ends with one).
+   * unfence), noting the request's time: the bridge that holds the lease,
+   * or the next one to take it, does at its next checkpoint (every run ends
+   * with one). On an expired lease, the request starts a fresh one.
    */
   requestResync(cluster: string): Promise<void>;
   /**

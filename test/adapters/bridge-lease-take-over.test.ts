@@ -8,7 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
-import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
+import {
+  BOOKMARK_RETENTION_MS,
+  MemoryBridgeLeaseStore,
+} from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import type { BridgeLeaseStore } from '#lib/ports/index.js';
 import { createTestTable, type TestTable } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
@@ -130,6 +133,26 @@ describe.each(stores)('%s take-over', (_name, create) => {
     expect(view?.holder).toBe('run-of-t2');
   });
 
+  it('claims a fresh start on a lease whose item expired but is still stored, keeping none of the old lease', async () => {
+    // Prepare
+    const { store, clock } = setUp();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'h1', TTL_MS, clock.now() + 60_000);
+    await store.checkpoint(cluster, 'h1', { pods: '3' }, TTL_MS, { nodes: 9 });
+    await store.recordFailure(cluster, 'h1');
+    clock.step(TTL_MS + BOOKMARK_RETENTION_MS + 60_000);
+    // Act
+    const handOver = await store.claimTakeOver(cluster, 'h1', 't1', STALE_MS);
+    const fresh = await store.claimTakeOver(cluster, undefined, 't2', STALE_MS);
+    const other = await store.claimTakeOver(cluster, undefined, 't3', STALE_MS);
+    const view = (await store.peek([cluster])).get(cluster);
+    const versions = await store.acquire(cluster, 'run-of-t2', TTL_MS);
+    // Assess
+    expect([handOver, fresh, other]).toEqual([false, true, false]);
+    expect(view).toEqual({ leaseUntilMs: 0, claimedAtMs: clock.now() });
+    expect(versions).toEqual({});
+  });
+
   it('claims a hand-over only from the holder it names, and a fresh start only when the lease is free', async () => {
     // Prepare
     const { store, clock } = setUp();
@@ -187,6 +210,56 @@ describe.each(stores)('%s failed runs', (_name, create) => {
   });
 });
 
+describe.each(stores)('%s resync requests', (_name, create) => {
+  const newStore = () => {
+    const clock = new FakeClock(Date.now());
+    return { clock, store: create(clock) };
+  };
+
+  it('hands a request to every checkpoint until it is completed, and completes only that request', async () => {
+    // Prepare
+    const { store, clock } = newStore();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'a', TTL_MS);
+    const before = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    await store.requestResync(cluster);
+    const first = clock.now();
+    // Act
+    const taken = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    const again = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    clock.step(1_000);
+    await store.requestResync(cluster);
+    await store.completeResync(cluster, first);
+    const newer = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    await store.completeResync(cluster, clock.now());
+    const after = await store.checkpoint(cluster, 'a', {}, TTL_MS);
+    // Assess
+    expect([before, taken, again, newer, after]).toEqual([
+      {},
+      { resyncRequestedAtMs: first },
+      { resyncRequestedAtMs: first },
+      { resyncRequestedAtMs: first + 1_000 },
+      {},
+    ]);
+  });
+
+  it('keeps a request made on an expired lease item for the next bridge, which starts afresh', async () => {
+    // Prepare: nothing took the lease for longer than bookmarks are kept.
+    const { store, clock } = newStore();
+    const cluster = newCluster();
+    await store.acquire(cluster, 'a', TTL_MS);
+    await store.checkpoint(cluster, 'a', { pods: '9' }, TTL_MS);
+    clock.step(TTL_MS + BOOKMARK_RETENTION_MS + 60_000);
+    // Act
+    await store.requestResync(cluster);
+    const versions = await store.acquire(cluster, 'b', TTL_MS);
+    const taken = await store.checkpoint(cluster, 'b', {}, TTL_MS);
+    // Assess
+    expect(versions).toEqual({});
+    expect(taken).toEqual({ resyncRequestedAtMs: clock.now() });
+  });
+});
+
 describe('DynamoBridgeLeaseStore take-over claims under SDK retries', () => {
   it('keeps a claim whose committed write lost its response: the SDK’s retry is granted (F6)', async () => {
     // Prepare
@@ -195,6 +268,22 @@ describe('DynamoBridgeLeaseStore take-over claims under SDK retries', () => {
     const store = new DynamoBridgeLeaseStore({ ...own, clock });
     const lost = loseResponsesAfterCommit(own.client, 'UpdateItemCommand');
     // Act
+    const claimed = await store.claimTakeOver('c', undefined, 't1', STALE_MS);
+    // Assess
+    expect(lost.lost).toBe(1);
+    expect(claimed).toBe(true);
+    own.client.destroy();
+  });
+
+  it('keeps the fresh claim of an expired item whose write lost its response', async () => {
+    // Prepare
+    const own = await createTestTable(inject('dynamodbEndpoint'));
+    const clock = new FakeClock(Date.now());
+    const store = new DynamoBridgeLeaseStore({ ...own, clock });
+    await store.acquire('c', 'h1', TTL_MS);
+    clock.step(TTL_MS + BOOKMARK_RETENTION_MS + 60_000);
+    const lost = loseResponsesAfterCommit(own.client, 'UpdateItemCommand');
+    // Act: the first try fails its condition; the fresh claim's response is lost.
     const claimed = await store.claimTakeOver('c', undefined, 't1', STALE_MS);
     // Assess
     expect(lost.lost).toBe(1);

@@ -15,6 +15,7 @@ import {
   writeItem,
 } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
 
 const TTL_MS = 30_000;
 let table: TestTable;
@@ -221,32 +222,24 @@ describe('DynamoBridgeLeaseStore', () => {
   });
 
   describe('resync requests (after an unfence)', () => {
-    it('hands a request to the running bridge at its next checkpoint, once', async () => {
+    it('keeps a request through a checkpoint whose committed write lost its response', async () => {
       // Prepare
-      const { store } = newStore();
-      const cluster = newCluster();
-      await store.acquire(cluster, 'a', TTL_MS);
+      const own = await createTestTable(inject('dynamodbEndpoint'));
+      const { store, clock } = newStore(own);
+      await store.acquire('c', 'a', TTL_MS);
+      await store.requestResync('c');
+      const lost = loseResponsesAfterCommit(own.client, 'UpdateItemCommand');
       // Act
-      const before = await store.checkpoint(
-        cluster,
-        'a',
-        { pods: '1' },
-        TTL_MS
-      );
-      await store.requestResync(cluster);
-      const taken = await store.checkpoint(cluster, 'a', { pods: '2' }, TTL_MS);
-      const after = await store.checkpoint(cluster, 'a', { pods: '3' }, TTL_MS);
+      const taken = await store.checkpoint('c', 'a', { pods: '1' }, TTL_MS);
       // Assess
-      expect([before, taken, after].map((c) => c.resyncRequested)).toEqual([
-        false,
-        true,
-        false,
-      ]);
+      expect(lost.lost).toBe(1);
+      expect(taken).toEqual({ resyncRequestedAtMs: clock.now() });
+      own.client.destroy();
     });
 
     it('keeps a request for the next bridge, also on a cluster never bridged', async () => {
       // Prepare
-      const { store } = newStore();
+      const { store, clock } = newStore();
       const bridged = newCluster();
       const never = newCluster();
       await store.acquire(bridged, 'a', TTL_MS);
@@ -257,13 +250,14 @@ describe('DynamoBridgeLeaseStore', () => {
       await store.requestResync(never);
       // Assess: the next holder gets its bookmarks, and the request at its
       // first checkpoint.
+      const requested = { resyncRequestedAtMs: clock.now() };
       expect(await store.acquire(bridged, 'b', TTL_MS)).toEqual({ pods: '9' });
       expect(
         await store.checkpoint(bridged, 'b', { pods: '10' }, TTL_MS)
-      ).toEqual({ resyncRequested: true });
+      ).toEqual(requested);
       expect(await store.acquire(never, 'b', TTL_MS)).toEqual({});
       expect(await store.checkpoint(never, 'b', { pods: '1' }, TTL_MS)).toEqual(
-        { resyncRequested: true }
+        requested
       );
     });
   });

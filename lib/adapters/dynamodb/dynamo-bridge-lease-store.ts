@@ -10,19 +10,31 @@ import { BOOKMARK_RETENTION_MS } from '../memory/memory-bridge-lease-store.js';
 import {
   batchGetItems,
   buildExpression,
+  type ConditionalOutcome,
   callDynamo,
   conditionalWrite,
+  type Expression,
+  IS_EXPIRED,
+  IS_LIVE,
   isExpiredItem,
   num,
+  readNumber,
   str,
+  updateExistingItem,
   updateLiveItem,
 } from './dynamo-call.js';
 import { DynamoStore } from './dynamo-store.js';
-import { toLeaseView, toMap, toResourceVersions } from './lease-item.js';
+import {
+  removeAllBut,
+  toLeaseView,
+  toMap,
+  toResourceVersions,
+} from './lease-item.js';
 import {
   KeyPrefix,
   PARTITION_KEY,
   partitionKey,
+  TTL_ATTRIBUTE,
   toEpochSeconds,
 } from './table-schema.js';
 
@@ -42,6 +54,9 @@ const IS_UNCLAIMED =
 
 /** The lease is free or ran out (a take-over from nobody). */
 const IS_FREE = '(attribute_not_exists(#holder) OR #leaseUntilMs < :now)';
+
+/** What a claim writes (the rest of an expired item is removed). */
+const CLAIM_ATTRIBUTES = ['claimId', 'claimedAtMs', TTL_ATTRIBUTE];
 
 /** Bridge leases and bookmarks kept in DynamoDB, one item per cluster. */
 export class DynamoBridgeLeaseStore
@@ -127,24 +142,46 @@ export class DynamoBridgeLeaseStore
     staleMs: number
   ): Promise<boolean> {
     const now = this.clock.now();
-    const outcome = await updateLiveItem({
-      client: this.client,
-      tableName: this.tableName,
-      pk: this.#pk(cluster),
-      nowMs: now,
-      operation: 'claim take-over',
-      update:
-        'SET #claimId = :claimId, #claimedAtMs = :now, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-      condition: `${holder === undefined ? IS_FREE : IS_MINE} AND ${IS_UNCLAIMED}`,
-      values: {
-        ':claimId': str(claimId),
-        ':now': num(now),
-        ':stale': num(now - staleMs),
-        ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
-        ...(holder === undefined ? {} : { ':holder': str(holder) }),
-      },
+    const values = {
+      ':claimId': str(claimId),
+      ':now': num(now),
+      ':nowS': num(toEpochSeconds(now)),
+      ':stale': num(now - staleMs),
+      ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
+      ...(holder === undefined ? {} : { ':holder': str(holder) }),
+    };
+    const claim = 'SET #claimId = :claimId, #claimedAtMs = :now';
+    const first = await this.#claim(cluster, {
+      update: `${claim}, #expiresAt = if_not_exists(#expiresAt, :expiresAt)`,
+      condition: `${IS_LIVE} AND ${holder === undefined ? IS_FREE : IS_MINE} AND ${IS_UNCLAIMED}`,
+      values,
     });
-    return outcome.ok;
+    if (first.ok || holder !== undefined || !isExpiredItem(first.old, now)) {
+      return first.ok;
+    }
+    // An expired item is absent (TTL lags by days). The dispatcher may not
+    // delete it, so the claim starts it afresh in place, keeping nothing of
+    // the old lease; `#claimId = :claimId` grants an SDK retry of this write.
+    const fresh = await this.#claim(cluster, {
+      update: `${claim}, #expiresAt = :expiresAt${removeAllBut(first.old ?? {}, CLAIM_ATTRIBUTES)}`,
+      condition: `${IS_EXPIRED} OR #claimId = :claimId`,
+      values,
+    });
+    return fresh.ok;
+  }
+
+  #claim(cluster: string, e: Expression): Promise<ConditionalOutcome> {
+    const pk = this.#pk(cluster);
+    return conditionalWrite(`claim take-over ${pk}`, () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [PARTITION_KEY]: str(pk) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ...buildExpression(e),
+        })
+      )
+    );
   }
 
   async forget(cluster: string): Promise<void> {
@@ -160,25 +197,33 @@ export class DynamoBridgeLeaseStore
   }
 
   async requestResync(cluster: string): Promise<void> {
-    const pk = this.#pk(cluster);
-    await callDynamo(`request resync ${pk}`, () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: str(pk) },
-          ...buildExpression({
-            update:
-              'SET #resyncRequested = :true, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-            values: {
-              ':true': { BOOL: true },
-              ':expiresAt': num(
-                toEpochSeconds(this.clock.now() + BOOKMARK_RETENTION_MS)
-              ),
-            },
-          }),
-        })
-      )
-    );
+    const now = this.clock.now();
+    // An expired item is started afresh, so the next acquire keeps the request.
+    await updateLiveItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      nowMs: now,
+      operation: 'request resync',
+      update:
+        'SET #resyncRequestedAtMs = :now, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+      values: {
+        ':now': num(now),
+        ':expiresAt': num(toEpochSeconds(now + BOOKMARK_RETENTION_MS)),
+      },
+    });
+  }
+
+  async completeResync(cluster: string, requestedAtMs: number): Promise<void> {
+    await updateExistingItem({
+      client: this.client,
+      tableName: this.tableName,
+      pk: this.#pk(cluster),
+      operation: 'complete resync',
+      update: 'REMOVE #resyncRequestedAtMs',
+      condition: '#resyncRequestedAtMs = :at',
+      values: { ':at': num(requestedAtMs) },
+    });
   }
 
   async checkpoint(
@@ -187,7 +232,7 @@ export class DynamoBridgeLeaseStore
     resourceVersions: ResourceVersions,
     ttlMs: number,
     size?: ClusterSize
-  ): Promise<{ resyncRequested: boolean }> {
+  ): Promise<{ resyncRequestedAtMs?: number }> {
     const now = this.clock.now();
     const pk = this.#pk(cluster);
     const outcome = await conditionalWrite(`checkpoint ${pk}`, () =>
@@ -195,9 +240,10 @@ export class DynamoBridgeLeaseStore
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { [PARTITION_KEY]: str(pk) },
-          ReturnValues: 'UPDATED_OLD',
+          // The whole item, so a retried write still reads the request.
+          ReturnValues: 'ALL_NEW',
           ...buildExpression({
-            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #checkpointedAtMs = :now, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #resyncRequested, #failures, #lastFailureAtMs`,
+            update: `SET #resourceVersions = :versions, #leaseUntilMs = :until, #checkpointedAtMs = :now, #expiresAt = :expiresAt${size === undefined ? '' : ', #nodes = :nodes'} REMOVE #failures, #lastFailureAtMs`,
             condition: IS_MINE_AND_LIVE,
             values: {
               ...(size === undefined ? {} : { ':nodes': num(size.nodes) }),
@@ -214,9 +260,10 @@ export class DynamoBridgeLeaseStore
       )
     );
     if (!outcome.ok) throw new LeaseLostError(cluster);
-    return {
-      resyncRequested: outcome.attributes?.resyncRequested?.BOOL === true,
-    };
+    const requestedAtMs = readNumber(outcome.attributes, 'resyncRequestedAtMs');
+    return requestedAtMs === undefined
+      ? {}
+      : { resyncRequestedAtMs: requestedAtMs };
   }
 
   async release(cluster: string, holder: string): Promise<void> {

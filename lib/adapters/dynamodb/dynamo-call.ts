@@ -76,7 +76,7 @@ export const isExpiredItem = (
 export const IS_LIVE = `(attribute_not_exists(#${PARTITION_KEY}) OR #${TTL_ATTRIBUTE} >= :nowS)`;
 
 /** The condition "the item exists and has expired"; needs `:nowS`. */
-const IS_EXPIRED = `#${TTL_ATTRIBUTE} < :nowS`;
+export const IS_EXPIRED = `#${TTL_ATTRIBUTE} < :nowS`;
 
 /** The expression parts of one request. */
 export interface Expression {

@@ -2,6 +2,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { LeaseView, ResourceVersions } from '../../ports/index.js';
 import { type Item, readNumber, readString, str } from './dynamo-call.js';
+import { PARTITION_KEY } from './table-schema.js';
 
 /** Returns the resourceVersions a lease item holds. */
 export const toResourceVersions = (
@@ -48,3 +49,17 @@ export const toMap = (versions: ResourceVersions): AttributeValue => ({
     Object.entries(versions).map(([resource, rv]) => [resource, str(rv)])
   ),
 });
+
+/**
+ * Returns the REMOVE clause of every attribute of `item` but its key and
+ * `kept` (empty when there is none): what starts an expired lease item afresh
+ * in place, for the dispatcher, whose role may not delete it.
+ */
+export const removeAllBut = (item: Item, kept: readonly string[]): string => {
+  const names = Object.keys(item).filter(
+    (n) => n !== PARTITION_KEY && !kept.includes(n)
+  );
+  return names.length === 0
+    ? ''
+    : ` REMOVE ${names.map((n) => `#${n}`).join(', ')}`;
+};

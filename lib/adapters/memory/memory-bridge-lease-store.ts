@@ -21,7 +21,7 @@ import type {
 export const BOOKMARK_RETENTION_MS = 24 * 60 * 60_000;
 
 interface Lease {
-  resyncRequested?: boolean;
+  resyncRequestedAtMs?: number;
   holder: string;
   leaseUntilMs: number;
   runUntilMs?: number;
@@ -73,7 +73,9 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
         ? {}
         : { checkpointedAtMs: lease.checkpointedAtMs }),
       ...(lease?.failures ? { failures: lease.failures } : {}),
-      ...(lease?.resyncRequested ? { resyncRequested: true } : {}),
+      ...(lease?.resyncRequestedAtMs === undefined
+        ? {}
+        : { resyncRequestedAtMs: lease.resyncRequestedAtMs }),
     });
     return { ...resourceVersions };
   }
@@ -161,13 +163,16 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
   /** Asks the cluster's bridge to queue every DaemonSet again. */
   async requestResync(cluster: string): Promise<void> {
     const now = this.#clock.now();
-    const lease = this.#leases.get(cluster) ?? {
-      holder: '',
-      leaseUntilMs: 0,
-      resourceVersions: {},
-      expiresAtMs: now + BOOKMARK_RETENTION_MS,
-    };
-    this.#leases.set(cluster, { ...lease, resyncRequested: true });
+    const lease = this.#liveOrEmpty(cluster, now);
+    this.#leases.set(cluster, { ...lease, resyncRequestedAtMs: now });
+  }
+
+  /** Removes the resync request made at `requestedAtMs`, not a newer one. */
+  async completeResync(cluster: string, requestedAtMs: number): Promise<void> {
+    const lease = this.#leases.get(cluster);
+    if (lease?.resyncRequestedAtMs === requestedAtMs) {
+      delete lease.resyncRequestedAtMs;
+    }
   }
 
   /** Stores bookmarks and extends the lease; throws LeaseLostError if lost. */
@@ -177,13 +182,13 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     resourceVersions: ResourceVersions,
     ttlMs: number,
     size?: ClusterSize
-  ): Promise<{ resyncRequested: boolean }> {
+  ): Promise<{ resyncRequestedAtMs?: number }> {
     const now = this.#clock.now();
     const lease = this.#leases.get(cluster);
     if (lease?.holder !== holder || lease.leaseUntilMs < now) {
       throw new LeaseLostError(cluster);
     }
-    const { resyncRequested: _taken, failures: _cleared, ...kept } = lease;
+    const { failures: _cleared, ...kept } = lease;
     this.#leases.set(cluster, {
       ...kept,
       leaseUntilMs: now + ttlMs,
@@ -192,7 +197,8 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
       expiresAtMs: now + ttlMs + BOOKMARK_RETENTION_MS,
       ...(size ? { size: { ...size } } : {}),
     });
-    return { resyncRequested: lease.resyncRequested === true };
+    const { resyncRequestedAtMs } = lease;
+    return resyncRequestedAtMs === undefined ? {} : { resyncRequestedAtMs };
   }
 
   /** Ends `holder`'s lease now, keeping the bookmarks. */

@@ -171,6 +171,8 @@ export class BridgeKillSwitch {
       release: (cluster, holder) =>
         this.#dead ? deadCall() : leases.release(cluster, holder),
       requestResync: (cluster) => leases.requestResync(cluster),
+      completeResync: (cluster, requestedAtMs) =>
+        leases.completeResync(cluster, requestedAtMs),
       forget: (cluster) => leases.forget(cluster),
     };
   }

@@ -110,6 +110,7 @@ export const emittedMetrics = (): EmittedMetrics => {
       launchedTurns: 1,
       launchedClusters: ['c1'],
       failedLaunches: 0,
+      failedClaims: 0,
     });
     metrics.publishStoredMetrics();
   });

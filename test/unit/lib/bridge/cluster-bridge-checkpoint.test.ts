@@ -61,6 +61,7 @@ const leasesWith = (
     peek: leases.peek.bind(leases),
     recordFailure: leases.recordFailure.bind(leases),
     claimTakeOver: leases.claimTakeOver.bind(leases),
+    completeResync: leases.completeResync.bind(leases),
     checkpoint,
     store: leases,
   };

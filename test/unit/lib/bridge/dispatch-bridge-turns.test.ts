@@ -176,6 +176,36 @@ describe('dispatchBridgeTurns', () => {
     ).toEqual(['a', 'b']);
   });
 
+  it('counts and logs a claim that fails, launches the others, and that one at the next tick', async () => {
+    // Prepare
+    const bed = setUp([record('a', 'economy'), record('b', 'economy')]);
+    const claim = bed.leases.claimTakeOver.bind(bed.leases);
+    let refusals = 1;
+    bed.leases.claimTakeOver = async (cluster, ...rest) => {
+      if (cluster === 'a' && refusals-- > 0) {
+        throw new Error('AccessDeniedException');
+      }
+      return claim(cluster, ...rest);
+    };
+    // Act
+    const refused = await bed.tick();
+    bed.clock.step(60_000);
+    const next = await bed.tick();
+    // Assess
+    expect(refused.failedClaims).toBe(1);
+    expect(refused.launched.flatMap((t) => t.clusters)).toMatchObject([
+      { cluster: 'b' },
+    ]);
+    expect(
+      bed.logger.lines.find((l) => l.message === 'bridge run not claimed')
+        ?.fields
+    ).toMatchObject({ cluster: 'a', error: 'AccessDeniedException' });
+    expect(next.failedClaims).toBe(0);
+    expect(next.launched.flatMap((t) => t.clusters)).toMatchObject([
+      { cluster: 'a' },
+    ]);
+  });
+
   it('drains economy clusters every tick while watch runs hold their leases (F4)', async () => {
     // Prepare
     const bed = setUp([record('w', 'watch'), record('e', 'economy')]);

@@ -256,6 +256,36 @@ describe('clusters add --eks-cluster', () => {
     expect((await bed.registry.get('prod'))?.endpoint).toBe('https://10.1.2.3');
   });
 
+  it('forgets the bookmarks of the EKS cluster an id named before when --replace names another one at the same server', async () => {
+    // Prepare
+    const add = (eksCluster: string, ...extra: string[]) =>
+      bed.runRaw([
+        'add',
+        '--table',
+        'state',
+        '--region',
+        'eu-west-1',
+        '--id',
+        'prod',
+        '--eks-cluster',
+        eksCluster,
+        '--server',
+        'https://10.1.2.3',
+        '--ca-data',
+        CA,
+        ...extra,
+      ]);
+    await add('blue');
+    await bed.leases.acquire('prod', 'bridge', 60_000);
+    await bed.leases.checkpoint('prod', 'bridge', { pods: '9000' }, 60_000);
+    await bed.leases.release('prod', 'bridge');
+    // Act
+    const replaced = await add('green', '--replace');
+    // Assess
+    expect(replaced.exitCode).toBe(0);
+    expect(await bed.leases.acquire('prod', 'next', 60_000)).toEqual({});
+  });
+
   it('says what to give when EKS cannot be asked, exit code 2', async () => {
     // Prepare
     delete bed.deps.describeEksCluster;

@@ -583,9 +583,10 @@ describe('runClustersCli', () => {
     expect(second.stdout).toContain('cluster prod was not fenced');
     expect(await ownership.getFence('prod')).toBeUndefined();
     await leases.acquire('prod', 'bridge', 60_000);
-    expect(await leases.checkpoint('prod', 'bridge', {}, 60_000)).toEqual({
-      resyncRequested: true,
-    });
+    expect(
+      (await leases.checkpoint('prod', 'bridge', {}, 60_000))
+        .resyncRequestedAtMs
+    ).toBeTypeOf('number');
   });
 
   it('unfences one DaemonSet of a cluster with --daemonset, and refuses a malformed one', async () => {
@@ -651,6 +652,38 @@ describe('runClustersCli', () => {
     const removed = await run('remove', '--id', 'prod');
     // Assess
     expect(removed.exitCode).toBe(0);
+    expect(await leases.acquire('prod', 'next', 60_000)).toEqual({});
+    expect(await ownership.getFence('prod')).toBeUndefined();
+  });
+
+  it('forgets the bookmarks and fence of the cluster an id named before when --replace names another API server, and keeps them for the same one', async () => {
+    // Prepare: the old cluster's bridge stored versions; it was fenced.
+    await addLocal('prod');
+    await leases.acquire('prod', 'bridge', 60_000);
+    await leases.checkpoint('prod', 'bridge', { pods: '9000' }, 60_000);
+    await leases.release('prod', 'bridge');
+    await ownership.fence('prod', 'kube-controller-manager is running');
+    // Act
+    const sameServer = await addLocal('prod', '--mode', 'economy', '--replace');
+    const keptLease = (await leases.peek(['prod'])).get('prod');
+    const keptFence = await ownership.getFence('prod');
+    const otherCluster = await run(
+      'add',
+      '--id',
+      'prod',
+      '--kubeconfig',
+      otherServer,
+      '--replace'
+    );
+    // Assess
+    expect(sameServer.exitCode).toBe(0);
+    expect(sameServer.stdout).not.toContain('forgot');
+    expect(keptLease?.checkpointedAtMs).toBeTypeOf('number');
+    expect(keptFence).toBeDefined();
+    expect(otherCluster.exitCode).toBe(0);
+    expect(otherCluster.stdout).toContain(
+      'forgot the bookmarks and fence of the cluster prod named before (https://10.0.0.1:6443)'
+    );
     expect(await leases.acquire('prod', 'next', 60_000)).toEqual({});
     expect(await ownership.getFence('prod')).toBeUndefined();
   });
