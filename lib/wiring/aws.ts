@@ -87,10 +87,7 @@ export const createAwsWiring = (
   const sessions = new ClusterSessions({
     registry,
     connect,
-    forgetCredential: (record) => {
-      if (record.auth.type === 'secret')
-        secrets.invalidate(record.auth.secretArn);
-    },
+    forgetCredential: (record) => connector.forgetCredential(record),
     expectations,
     failedPodBackoff: new DynamoFailedPodBackoffStore(table),
     clock,
@@ -120,6 +117,7 @@ export const createAwsWiring = (
     bridge: {
       registry,
       connect,
+      forgetCredential: (record) => connector.forgetCredential(record),
       queue,
       expectations,
       leases: new DynamoBridgeLeaseStore(table),

@@ -1,7 +1,7 @@
 /**
  * Opens a registered cluster's API with the credential its record names:
  * an EKS token minted from this function's IAM identity (one token cache per
- * cluster, re-minted before expiry), a credential kept in Secrets Manager
+ * cluster name, region and role, re-minted before expiry), a credential kept in Secrets Manager
  * (read once per container), or — for local runs and tests only — a
  * kubeconfig file. TLS is always verified against the record's CA.
  */
@@ -67,6 +67,13 @@ export interface ClusterConnectorOptions {
 /** Returns a URL without its trailing slash, for comparison. */
 const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
+/**
+ * Returns the key of an EKS token cache: what its tokens are minted for,
+ * not the record's id, which `clusters add --replace` may point elsewhere.
+ */
+const tokenKey = (auth: Extract<ClusterRecord['auth'], { type: 'eks' }>) =>
+  JSON.stringify([auth.clusterName, auth.region, auth.roleArn ?? '']);
+
 /** Connects to clusters; keeps token caches across connections. */
 export class ClusterConnector {
   readonly #tokens = new Map<string, EksTokenCache>();
@@ -106,6 +113,17 @@ export class ClusterConnector {
     );
   }
 
+  /**
+   * Forgets what this container keeps of the record's credential (a
+   * Secrets Manager read, an EKS token and its role's session), so the
+   * next connect reads or mints it afresh: call it after a 401.
+   */
+  forgetCredential(record: ClusterRecord): void {
+    const { auth } = record;
+    if (auth.type === 'secret') this.#o.secrets?.invalidate(auth.secretArn);
+    if (auth.type === 'eks') this.#tokens.delete(tokenKey(auth));
+  }
+
   /** Opens the cluster: returns its ports, bound to one connection. */
   async connect(record: ClusterRecord): Promise<ClusterConnection> {
     const { auth } = record;
@@ -138,10 +156,11 @@ export class ClusterConnector {
           `cluster ${record.id}: the registered endpoint or CA differs from what EKS reports for ${auth.clusterName} (${target.endpoint}); nothing was sent. Re-register it if the cluster was rebuilt`
         );
       }
-      let tokens = this.#tokens.get(record.id);
+      const key = tokenKey(auth);
+      let tokens = this.#tokens.get(key);
       if (tokens === undefined) {
         tokens = eksTokenCacheFor(auth, { client: sts, clock });
-        this.#tokens.set(record.id, tokens);
+        this.#tokens.set(key, tokens);
       }
       const cache = tokens;
       return this.#http(
