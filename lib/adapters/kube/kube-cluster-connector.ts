@@ -3,7 +3,9 @@
  * an EKS token minted from this function's IAM identity (one token cache per
  * cluster name, region and role, re-minted before expiry), a credential kept in Secrets Manager
  * (read once per container), or — for local runs and tests only — a
- * kubeconfig file. TLS is always verified against the record's CA.
+ * kubeconfig file. TLS is always verified against the record's CA, and an
+ * EKS or secret credential goes only to the endpoint and CA that EKS or the
+ * secret names.
  */
 import type { STSClient } from '@aws-sdk/client-sts';
 import { ReconcilerError } from '../../errors.js';
@@ -20,7 +22,11 @@ import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { EksClusterTarget } from '../aws/eks-cluster-directory.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
-import { type ClusterAccess, clusterAccessFor } from './cluster-access.js';
+import {
+  type ClusterAccess,
+  clusterAccessFor,
+  recordMatches,
+} from './cluster-access.js';
 import { ClusterCredentialError } from './cluster-credential.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
 import { KubeHttp } from './kube-http.js';
@@ -63,9 +69,6 @@ export interface ClusterConnectorOptions {
     ): Promise<EksClusterTarget>;
   };
 }
-
-/** Returns a URL without its trailing slash, for comparison. */
-const trimUrl = (url: string): string => url.replace(/\/+$/, '');
 
 /**
  * Returns the key of an EKS token cache: what its tokens are minted for,
@@ -144,8 +147,7 @@ export class ClusterConnector {
       // The token goes only where EKS says the cluster is: a record whose
       // endpoint or CA was changed in the table is refused, not followed.
       const matches = (t: EksClusterTarget) =>
-        trimUrl(t.endpoint) === trimUrl(record.endpoint) &&
-        t.caData.trim() === record.caData.trim();
+        recordMatches(record, { server: t.endpoint, caData: t.caData });
       let target = await eksTargets.describe(auth, record.id);
       // A remembered answer may predate a rebuild the record follows.
       if (!matches(target)) {
@@ -177,6 +179,18 @@ export class ClusterConnector {
       );
     }
     const credential = await this.#o.secrets.credential(auth.secretArn);
+    // As for EKS: the credential goes only where its secret says.
+    const target = 'target' in credential ? credential.target : undefined;
+    if (target === undefined) {
+      throw new ClusterCredentialError(
+        `cluster ${record.id}: secret ${auth.secretArn} does not name the API server it is for; nothing was sent. Store {"token": "…", "server": "${record.endpoint}", "caData": "<base64 CA>"} in it (or a kubeconfig whose current cluster has server and certificate-authority-data), then run npx dsr clusters check --id ${record.id}`
+      );
+    }
+    if (!recordMatches(record, target)) {
+      throw new ClusterCredentialError(
+        `cluster ${record.id}: the registered endpoint or CA differs from what secret ${auth.secretArn} is for (${target.server}); nothing was sent. Re-register it (clusters add --replace) if the cluster moved`
+      );
+    }
     return this.#http(record, clusterAccessFor(record, credential));
   }
 }

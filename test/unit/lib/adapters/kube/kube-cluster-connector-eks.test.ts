@@ -3,8 +3,6 @@
  * re-pointed in the table at another server is refused before any token
  * is minted or sent. Token caches follow what the record names now.
  */
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterCredentialError } from '#lib/adapters/kube/cluster-credential.js';
@@ -13,9 +11,10 @@ import type { ClusterRecord } from '#lib/ports/index.js';
 import { FakeClock } from '../../../../helpers/fakes/fake-clock.js';
 import { FakeLogger } from '../../../../helpers/fakes/fake-logger.js';
 import {
-  selfSignedKeyPair,
-  selfSignedPem,
-} from '../../../../helpers/self-signed-pem.js';
+  type LoopbackApiServer,
+  startLoopbackApiServer,
+} from '../../../../helpers/loopback-api-server.js';
+import { selfSignedPem } from '../../../../helpers/self-signed-pem.js';
 
 const realCa = Buffer.from(selfSignedPem('eks')).toString('base64');
 const attackerCa = Buffer.from(selfSignedPem('attacker')).toString('base64');
@@ -121,26 +120,15 @@ describe('ClusterConnector with EKS records', () => {
   });
 
   describe('token caches', () => {
-    let server: https.Server;
+    let api: LoopbackApiServer;
     let endpoint: string;
     let caData: string;
 
     beforeAll(async () => {
-      const pair = selfSignedKeyPair('127.0.0.1', '127.0.0.1');
-      caData = Buffer.from(pair.cert).toString('base64');
-      server = https.createServer(pair, (_req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end('{"gitVersion":"v1.33.0"}');
-      });
-      await new Promise<void>((resolve) =>
-        server.listen(0, '127.0.0.1', resolve)
-      );
-      endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      api = await startLoopbackApiServer();
+      ({ endpoint, caData } = api);
     });
-    afterAll(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    });
+    afterAll(() => api.close());
 
     /** A connector whose STS records each role it is asked to assume. */
     const assuming = () => {
