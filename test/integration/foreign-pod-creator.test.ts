@@ -19,7 +19,11 @@ import { FightGuard } from '#lib/worker/fight-guard.js';
 import { FakeClock } from '../helpers/fakes/fake-clock.js';
 import { FakeEventRecorder } from '../helpers/fakes/fake-event-recorder.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';
-import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
+import {
+  createDaemonSet,
+  createNamespace,
+  deleteNamespace,
+} from '../testbed/kube-fixtures.js';
 
 const MANAGER = fieldManagerFor('dsr-prod-eu-west-1');
 const ns = `foreign-pods-${Date.now().toString(36)}`;
@@ -42,20 +46,12 @@ describe('FightGuard on pods a namespace user created', () => {
 
   /** Creates DaemonSet `name` and writes its status counters as ours. */
   const ourDaemonSet = async (name: string): Promise<DaemonSet> => {
-    const ds = await http.request<DaemonSet>('create ds', 'POST', base(), {
-      body: JSON.stringify({
-        apiVersion: 'apps/v1',
-        kind: 'DaemonSet',
-        metadata: { name },
-        spec: {
-          selector: { matchLabels: { app: name } },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: { containers: [{ name: 'c', image: 'pause' }] },
-          },
-        },
-      }),
-    });
+    await createDaemonSet(http, ns, name, {});
+    const ds = await http.request<DaemonSet>(
+      'get ds',
+      'GET',
+      `${base()}/${name}`
+    );
     return http.request<DaemonSet>(
       'write status',
       'PUT',
