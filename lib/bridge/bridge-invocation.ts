@@ -4,10 +4,11 @@
  * its own — a cluster that cannot be reached, times out, rejects
  * credentials or was removed meanwhile fails alone (logged, reported),
  * never delaying the others. A run stops at its turn's end, or shortly
- * before the function times out, whichever comes first.
+ * before the function times out, whichever comes first. A run refused 401
+ * forgets the cached credential and runs once more on a fresh read.
  */
 import { InvalidClusterRecordError } from '../cluster/record.js';
-import { toError } from '../errors.js';
+import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { withFields } from '../logging.js';
 import type {
   BridgeLeaseStore,
@@ -58,6 +59,8 @@ const RUN_RETRY_MAX_MS = 30_000;
 export interface BridgeInvocationDeps {
   registry: Pick<ClusterRegistry, 'get'>;
   connect: ConnectCluster;
+  /** Drops a cached credential of the record (a secret read, an EKS token). */
+  forgetCredential?: (record: ClusterRecord) => void;
   queue: WorkQueue;
   expectations: ExpectationsStore;
   leases: BridgeLeaseStore;
@@ -111,43 +114,65 @@ export const runBridgeTurn = async (
           logger.info('cluster no longer registered; not bridged');
           return { cluster, outcome: 'unregistered' };
         }
-        const open = await deps.connect(record);
-        connection = open;
         const deadlineMs = runDeadlineMs(
           deps.clock.now(),
           latestStop,
           part.stopAtMs
         );
-        const report = await retryWithinTurn(
-          (first) =>
-            runClusterBridge(
-              {
-                ...deps,
-                cluster,
-                ownerKind: ownedKind(record.ownership).kind,
-                watch: open.watch,
-                holder: opts.invocationId,
-                logger,
-              },
-              {
-                // The record's mode, not the turn's: a switch made since
-                // the launch applies from this run on.
-                mode: record.bridgeMode,
-                deadlineMs,
-                resyncEveryMs: opts.resyncSeconds * 1_000,
-                ...(first && part.after ? { after: part.after } : {}),
-                ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
-                ...(opts.signal ? { signal: opts.signal } : {}),
-              }
-            ),
-          {
-            retry: record.bridgeMode === 'watch',
-            deadlineMs,
-            clock: deps.clock,
-            logger,
-            ...(opts.signal ? { signal: opts.signal } : {}),
-          }
-        );
+        let first = true;
+        const run = async (): Promise<ClusterBridgeReport> => {
+          const open = await deps.connect(record);
+          connection = open;
+          return retryWithinTurn(
+            (firstRun) =>
+              runClusterBridge(
+                {
+                  ...deps,
+                  cluster,
+                  ownerKind: ownedKind(record.ownership).kind,
+                  watch: open.watch,
+                  holder: opts.invocationId,
+                  logger,
+                },
+                {
+                  // The record's mode, not the turn's: a switch made since
+                  // the launch applies from this run on.
+                  mode: record.bridgeMode,
+                  deadlineMs,
+                  resyncEveryMs: opts.resyncSeconds * 1_000,
+                  ...(firstRun && first && part.after
+                    ? { after: part.after }
+                    : {}),
+                  ...(opts.leaseTtlMs ? { leaseTtlMs: opts.leaseTtlMs } : {}),
+                  ...(opts.signal ? { signal: opts.signal } : {}),
+                }
+              ),
+            {
+              retry: record.bridgeMode === 'watch',
+              deadlineMs,
+              clock: deps.clock,
+              logger,
+              ...(opts.signal ? { signal: opts.signal } : {}),
+            }
+          );
+        };
+        let report: ClusterBridgeReport;
+        try {
+          report = await run();
+        } catch (e) {
+          const { forgetCredential } = deps;
+          if (!isUnauthorized(e) || forgetCredential === undefined) throw e;
+          // A rotated credential: this container's copy is stale. Read it
+          // again and run once more; a second refusal fails the run.
+          logger.warn('credentials rejected; reading them again', {
+            error: toError(e).message,
+          });
+          forgetCredential(record);
+          connection?.close();
+          connection = undefined;
+          first = false;
+          report = await run();
+        }
         logger.info('bridge run ended', { ...report });
         return report;
       } catch (e) {
@@ -190,7 +215,10 @@ export const retryWithinTurn = async (
       return await run(first);
     } catch (e) {
       const tooLate = o.clock.now() + retryMs >= o.deadlineMs;
-      if (!o.retry || tooLate || o.signal?.aborted) throw e;
+      // A refused credential stays refused on this connection.
+      if (!o.retry || tooLate || o.signal?.aborted || isUnauthorized(e)) {
+        throw e;
+      }
       o.logger.warn('bridge run failed; running it again', {
         error: toError(e).message,
         retryInMs: retryMs,
@@ -201,6 +229,9 @@ export const retryWithinTurn = async (
     }
   }
 };
+
+const isUnauthorized = (e: unknown): boolean =>
+  isApiError(e, ApiErrorReason.Unauthorized);
 
 /** Returns the cluster's record, undefined when gone, or why it is invalid. */
 const readRecord = async (

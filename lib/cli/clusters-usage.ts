@@ -56,6 +56,10 @@ AUTH is one of
   --eks-cluster NAME [--eks-region R] [--role-arn ARN] [--server URL CA]
                         the endpoint and CA are asked of EKS when left out
   --secret-arn ARN --server URL CA
+                        the secret holds {"token": T, "server": URL,
+                        "caData": BASE64} (or {"kubeconfig": YAML} whose
+                        current cluster names them); a record that differs
+                        is refused before the token is sent
   --kubeconfig PATH [--context NAME]
                         a file on this machine, which the deployed functions
                         cannot read: local runs and tests only (needs

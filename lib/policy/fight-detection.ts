@@ -8,7 +8,7 @@
  * another DaemonSet controller runs there, and the cluster is fenced until
  * an operator clears it.
  */
-import { USER_AGENT } from './identity.js';
+import { isThisProduct } from './identity.js';
 
 /** Observations within the window that fence the cluster. */
 export const FIGHT_THRESHOLD = 2;
@@ -18,10 +18,11 @@ export const FIGHT_WINDOW_MS = 10 * 60_000;
 export const DAEMON_SET_FENCE_MS = 60 * 60_000;
 /** The Event reason raised on the DaemonSet when it or its cluster is fenced. */
 export const CONTROLLER_CONFLICT_REASON = 'ControllerConflict';
-
-/** Returns whether a field manager is a deployment of this product. */
-const isThisProduct = (manager: string): boolean =>
-  manager === USER_AGENT || manager.startsWith(`${USER_AGENT}.`);
+/**
+ * The Event reason raised on the DaemonSet when someone other than a
+ * DaemonSet controller created a pod it controls (no fence: a pod).
+ */
+export const FOREIGN_POD_REASON = 'ForeignControlledPod';
 
 /**
  * Returns the first DaemonSet whose status another manager writes (a

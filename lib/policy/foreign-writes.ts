@@ -6,14 +6,19 @@
  * - status counters written by another manager after our own last status
  *   write (a controller writes them; a user or tool patching a condition
  *   owns only `status.conditions`, and keeps them as upstream does);
- * - a pod this DaemonSet controls, created by another manager (its entry owns
- *   `metadata.ownerReferences`) after our own last status write.
+ * - a pod this DaemonSet controls, created by another DaemonSet controller
+ *   (its entry owns `metadata.ownerReferences`) after our own last status
+ *   write. A pod creator is a rival only when it is a known DaemonSet
+ *   controller or writes the status counters too (isRivalController): any
+ *   user allowed to create pods can set an ownerReference, and would fence
+ *   a cluster otherwise. Other such pods are stray, just pods the sync
+ *   handles as upstream does.
  * Writes older than our first status write are history — e.g. pods the
  * upstream controller made before we took over, which we adopt unchanged.
  */
 
 import type { DaemonSet, KubeObject, Pod } from '../reconcile/k8s/types.js';
-import { USER_AGENT } from './identity.js';
+import { isThisProduct, USER_AGENT } from './identity.js';
 
 type ManagedFieldsEntry = NonNullable<
   NonNullable<KubeObject['metadata']>['managedFields']
@@ -52,26 +57,69 @@ const ownsOwnerReferences = (e: ManagedFieldsEntry): boolean => {
 };
 
 /**
- * Returns a description of each write by another controller since our last
- * status write (empty: no fight seen). `pods` are the pods the sync read.
+ * The field managers of the DaemonSet controllers besides this product:
+ * kube-controller-manager's (the API server names a manager after its
+ * User-Agent up to the first `/`) and OpenKruise's (`cfg.UserAgent =
+ * "kruise-manager"` in its main.go).
  */
-export const findForeignWrites = (
+export const KNOWN_DAEMON_SET_CONTROLLERS: readonly string[] = [
+  'kube-controller-manager',
+  'kruise-manager',
+];
+
+/**
+ * Returns whether `writer`, a field manager other than ours, is a rival
+ * DaemonSet controller: one of `controllers`, another deployment of this
+ * product, or a writer of the DaemonSet's status counters.
+ */
+export const isRivalController = (
+  writer: string,
+  o: {
+    ours: string;
+    controllers: readonly string[];
+    statusWriters: ReadonlySet<string>;
+  }
+): boolean =>
+  writer !== o.ours &&
+  (o.controllers.includes(writer) ||
+    isThisProduct(writer) ||
+    o.statusWriters.has(writer));
+
+/** What another manager wrote since our last status write. */
+export interface ForeignWrites {
+  /** Writes by rival DaemonSet controllers (a fight). */
+  rival: string[];
+  /** Controlled pods created by someone else (not a fight). */
+  stray: string[];
+}
+
+/**
+ * Returns a description of each write by another manager since our last
+ * status write, rival or stray (both empty: none seen). `pods` are the
+ * pods the sync read; `controllers` are the known DaemonSet controllers.
+ */
+export const classifyForeignWrites = (
   ds: DaemonSet,
   pods: readonly Pod[],
-  manager = USER_AGENT
-): string[] => {
+  manager = USER_AGENT,
+  controllers = KNOWN_DAEMON_SET_CONTROLLERS
+): ForeignWrites => {
+  const found: ForeignWrites = { rival: [], stray: [] };
   const status = entries(ds).filter((e) => e.subresource === 'status');
   const ours = status.find((e) => e.manager === manager);
-  if (ours === undefined) return [];
+  if (ours === undefined) return found;
   const since = timeOf(ours);
-  const found: string[] = [];
+  const statusWriters = new Set<string>();
   for (const e of status) {
+    if (e.manager === undefined || !ownsStatusCounters(e)) continue;
+    statusWriters.add(e.manager);
     // managedFields times have whole seconds: the same second counts.
-    if (e.manager !== manager && timeOf(e) >= since && ownsStatusCounters(e)) {
-      found.push(`status counters written by ${e.manager} at ${e.time}`);
+    if (e.manager !== manager && timeOf(e) >= since) {
+      found.rival.push(`status counters written by ${e.manager} at ${e.time}`);
     }
   }
   const uid = ds.metadata?.uid;
+  const rival = { ours: manager, controllers, statusWriters };
   for (const pod of pods) {
     const controlled = pod.metadata?.ownerReferences?.some(
       (r) => r.controller && r.uid === uid
@@ -81,9 +129,22 @@ export const findForeignWrites = (
       (e) => e.manager !== manager && !e.subresource && ownsOwnerReferences(e)
     );
     const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
-    if (creator !== undefined && created >= since) {
-      found.push(`pod ${pod.metadata?.name} created by ${creator.manager}`);
-    }
+    if (creator === undefined || !(created >= since)) continue;
+    const by = creator.manager ?? '';
+    const seen = `pod ${pod.metadata?.name} created by ${by}`;
+    if (isRivalController(by, rival)) found.rival.push(seen);
+    else found.stray.push(seen);
   }
   return found;
 };
+
+/**
+ * Returns a description of each write by a rival DaemonSet controller since
+ * our last status write (empty: no fight seen).
+ */
+export const findForeignWrites = (
+  ds: DaemonSet,
+  pods: readonly Pod[],
+  manager = USER_AGENT,
+  controllers = KNOWN_DAEMON_SET_CONTROLLERS
+): string[] => classifyForeignWrites(ds, pods, manager, controllers).rival;

@@ -19,3 +19,7 @@ export const USER_AGENT = 'serverless-daemonset-reconciler';
  */
 export const fieldManagerFor = (deploymentId?: string): string =>
   deploymentId ? `${USER_AGENT}.${deploymentId}` : USER_AGENT;
+
+/** Returns whether a field manager is a deployment of this product. */
+export const isThisProduct = (manager: string): boolean =>
+  manager === USER_AGENT || manager.startsWith(`${USER_AGENT}.`);

@@ -84,10 +84,7 @@ export const createAwsWiring = (
   const product = composeProduct({
     registry,
     connect: (record) => connector.connect(record),
-    forgetCredential: (record) => {
-      if (record.auth.type === 'secret')
-        secrets.invalidate(record.auth.secretArn);
-    },
+    forgetCredential: (record) => connector.forgetCredential(record),
     queue,
     ledger: queueStore,
     expectations,

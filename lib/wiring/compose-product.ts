@@ -91,6 +91,7 @@ export const composeProduct = (p: ProductPorts): Product => {
     bridge: {
       registry,
       connect,
+      ...(p.forgetCredential ? { forgetCredential: p.forgetCredential } : {}),
       queue,
       expectations,
       leases: p.leases,

@@ -4,7 +4,9 @@
  * writes by another controller (findForeignWrites). Repeated sightings on a
  * DaemonSet fence that DaemonSet (an hour); a second DaemonSet fenced within
  * the window fences the cluster (until an operator clears it) — an Event on
- * the DaemonSet, a metric and an error line say so each time.
+ * the DaemonSet, a metric and an error line say so each time. A controlled
+ * pod someone else created is no fight: a warning Event names it, and the
+ * sync handles it as any pod.
  */
 
 import { parseDaemonSetKey } from '../keys.js';
@@ -12,8 +14,9 @@ import {
   CONTROLLER_CONFLICT_REASON,
   DAEMON_SET_FENCE_MS,
   FIGHT_THRESHOLD,
+  FOREIGN_POD_REASON,
 } from '../policy/fight-detection.js';
-import { findForeignWrites } from '../policy/foreign-writes.js';
+import { classifyForeignWrites } from '../policy/foreign-writes.js';
 import type {
   EventRecorder,
   Logger,
@@ -28,16 +31,23 @@ export class FightGuard {
   readonly #store: OwnershipStore;
   readonly #metrics: MetricsSink;
   readonly #manager: string | undefined;
+  readonly #controllers: readonly string[] | undefined;
 
   constructor(o: {
     store: OwnershipStore;
     metrics: MetricsSink;
     /** Our field manager (default: the product's bare name). */
     manager?: string;
+    /**
+     * Field managers whose pods are a rival's (default:
+     * KNOWN_DAEMON_SET_CONTROLLERS).
+     */
+    controllers?: readonly string[];
   }) {
     this.#store = o.store;
     this.#metrics = o.metrics;
     this.#manager = o.manager;
+    this.#controllers = o.controllers;
   }
 
   /**
@@ -69,7 +79,24 @@ export class FightGuard {
     if (read === undefined) return;
     const { cluster, namespace, name } = parseDaemonSetKey(key);
     const ds = read.daemonSet;
-    const foreign = findForeignWrites(ds, read.pods, this.#manager);
+    const { rival: foreign, stray } = classifyForeignWrites(
+      ds,
+      read.pods,
+      this.#manager,
+      this.#controllers
+    );
+    if (stray.length > 0) {
+      logger.warn('a pod the DaemonSet controls was created by someone else', {
+        cluster,
+        stray,
+      });
+      await events.record(
+        ds,
+        'Warning',
+        FOREIGN_POD_REASON,
+        `not a DaemonSet controller: ${stray.join('; ')}; handled as any pod of the DaemonSet`
+      );
+    }
     if (foreign.length === 0) return;
     const seen = await this.#store.recordForeignWrites(key, foreign.join('; '));
     logger.warn('another controller wrote to a DaemonSet we own', {

@@ -1,6 +1,8 @@
 /**
  * Cluster credentials kept in AWS Secrets Manager: a secret's JSON is either
- * `{ "token": "<service-account token>" }` or `{ "kubeconfig": "<yaml>" }`.
+ * `{ "token": "<service-account token>" }` or `{ "kubeconfig": "<yaml>" }`,
+ * with `"server"` and `"caData"` naming the API server it is for (a
+ * kubeconfig's current cluster may name them instead).
  * Each secret is read once per cold start and kept in memory; a caller that
  * gets Unauthorized may `invalidate` it to read it again.
  */
@@ -10,14 +12,21 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { ReconcilerError } from '../../errors.js';
-import { parseKubeconfigUser } from '../kube/cluster-access.js';
+import {
+  parseKubeconfigTarget,
+  parseKubeconfigUser,
+} from '../kube/cluster-access.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
+  type CredentialTarget,
 } from '../kube/cluster-credential.js';
 
 /** A bearer token: visible ASCII only, so it cannot split a header. */
 const TOKEN = /^[\x21-\x7e]+$/;
+
+/** The fields that name the API server a secret's credential is for. */
+const TARGET_FIELDS = ['server', 'caData'];
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -41,15 +50,23 @@ export const parseSecretCredential = (
     throw fail('is not JSON');
   }
   const shape =
-    'must be a JSON object with exactly one of the string fields token, kubeconfig';
+    'must be a JSON object with exactly one of the string fields token, kubeconfig (and the server and caData it is for)';
   if (!isObject(doc)) throw fail(shape);
-  const keys = Object.keys(doc);
+  const keys = Object.keys(doc).filter((k) => !TARGET_FIELDS.includes(k));
   if (keys.length !== 1) throw fail(shape);
+  const { server, caData } = doc;
+  let target: CredentialTarget | undefined;
+  if (server !== undefined || caData !== undefined) {
+    if (typeof server !== 'string' || typeof caData !== 'string') {
+      throw fail('server and caData go together, as strings');
+    }
+    target = { server, caData };
+  }
   if (typeof doc.token === 'string') {
     if (!TOKEN.test(doc.token)) {
       throw fail('token is empty or has spaces or control characters');
     }
-    return { type: 'token', token: doc.token };
+    return { type: 'token', token: doc.token, ...(target && { target }) };
   }
   if (typeof doc.kubeconfig === 'string') {
     try {
@@ -58,7 +75,12 @@ export const parseSecretCredential = (
       if (e instanceof ClusterCredentialError) throw fail(e.message);
       throw fail('kubeconfig could not be read');
     }
-    return { type: 'kubeconfig', kubeconfig: doc.kubeconfig };
+    target ??= parseKubeconfigTarget(doc.kubeconfig);
+    return {
+      type: 'kubeconfig',
+      kubeconfig: doc.kubeconfig,
+      ...(target && { target }),
+    };
   }
   throw fail(shape);
 };

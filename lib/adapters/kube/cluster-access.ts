@@ -14,6 +14,7 @@ import type { ClusterRecord } from '../../ports/index.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
+  type CredentialTarget,
 } from './cluster-credential.js';
 
 /** The cluster KubeHttp talks to (client-node's `Cluster`, in part). */
@@ -174,6 +175,37 @@ export const parseKubeconfigUser = (text: string): KubeconfigUser => {
     );
   }
   return out;
+};
+
+/**
+ * Returns the server and CA of a kubeconfig's current cluster, or undefined
+ * when the file does not name both (call after parseKubeconfigUser).
+ */
+export const parseKubeconfigTarget = (
+  text: string
+): CredentialTarget | undefined => {
+  const doc = loadYaml(text) as Record<string, unknown>;
+  const [context] = named(doc.contexts, doc['current-context']);
+  const ctx = isObject(context?.context) ? context.context : {};
+  const [entry] = named(doc.clusters, ctx.cluster);
+  const cluster = isObject(entry?.cluster) ? entry.cluster : {};
+  const server = cluster.server;
+  const caData = cluster['certificate-authority-data'];
+  return typeof server === 'string' && typeof caData === 'string'
+    ? { server, caData }
+    : undefined;
+};
+
+/** Returns whether `record` names the server and CA of `target`. */
+export const recordMatches = (
+  record: Pick<ClusterRecord, 'endpoint' | 'caData'>,
+  target: CredentialTarget
+): boolean => {
+  const trimUrl = (url: string) => url.replace(/\/+$/, '');
+  return (
+    trimUrl(target.server) === trimUrl(record.endpoint) &&
+    target.caData.trim() === record.caData.trim()
+  );
 };
 
 /** Returns a token after checking that it cannot split a header. */

@@ -1,9 +1,11 @@
 /**
  * Opens a registered cluster's API with the credential its record names:
  * an EKS token minted from this function's IAM identity (one token cache per
- * cluster, re-minted before expiry), a credential kept in Secrets Manager
+ * cluster name, region and role, re-minted before expiry), a credential kept in Secrets Manager
  * (read once per container), or — for local runs and tests only — a
- * kubeconfig file. TLS is always verified against the record's CA.
+ * kubeconfig file. TLS is always verified against the record's CA, and an
+ * EKS or secret credential goes only to the endpoint and CA that EKS or the
+ * secret names.
  */
 import type { STSClient } from '@aws-sdk/client-sts';
 import { ReconcilerError } from '../../errors.js';
@@ -20,7 +22,11 @@ import { ownedKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { EksClusterTarget } from '../aws/eks-cluster-directory.js';
 import { type EksTokenCache, eksTokenCacheFor } from '../aws/eks-token.js';
 import type { SecretCredentials } from '../aws/secret-credentials.js';
-import { type ClusterAccess, clusterAccessFor } from './cluster-access.js';
+import {
+  type ClusterAccess,
+  clusterAccessFor,
+  recordMatches,
+} from './cluster-access.js';
 import { ClusterCredentialError } from './cluster-credential.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
 import { KubeHttp } from './kube-http.js';
@@ -64,8 +70,12 @@ export interface ClusterConnectorOptions {
   };
 }
 
-/** Returns a URL without its trailing slash, for comparison. */
-const trimUrl = (url: string): string => url.replace(/\/+$/, '');
+/**
+ * Returns the key of an EKS token cache: what its tokens are minted for,
+ * not the record's id, which `clusters add --replace` may point elsewhere.
+ */
+const tokenKey = (auth: Extract<ClusterRecord['auth'], { type: 'eks' }>) =>
+  JSON.stringify([auth.clusterName, auth.region, auth.roleArn ?? '']);
 
 /** Connects to clusters; keeps token caches across connections. */
 export class ClusterConnector {
@@ -106,6 +116,17 @@ export class ClusterConnector {
     );
   }
 
+  /**
+   * Forgets what this container keeps of the record's credential (a
+   * Secrets Manager read, an EKS token and its role's session), so the
+   * next connect reads or mints it afresh: call it after a 401.
+   */
+  forgetCredential(record: ClusterRecord): void {
+    const { auth } = record;
+    if (auth.type === 'secret') this.#o.secrets?.invalidate(auth.secretArn);
+    if (auth.type === 'eks') this.#tokens.delete(tokenKey(auth));
+  }
+
   /** Opens the cluster: returns its ports, bound to one connection. */
   async connect(record: ClusterRecord): Promise<ClusterConnection> {
     const { auth } = record;
@@ -126,8 +147,7 @@ export class ClusterConnector {
       // The token goes only where EKS says the cluster is: a record whose
       // endpoint or CA was changed in the table is refused, not followed.
       const matches = (t: EksClusterTarget) =>
-        trimUrl(t.endpoint) === trimUrl(record.endpoint) &&
-        t.caData.trim() === record.caData.trim();
+        recordMatches(record, { server: t.endpoint, caData: t.caData });
       let target = await eksTargets.describe(auth, record.id);
       // A remembered answer may predate a rebuild the record follows.
       if (!matches(target)) {
@@ -138,10 +158,11 @@ export class ClusterConnector {
           `cluster ${record.id}: the registered endpoint or CA differs from what EKS reports for ${auth.clusterName} (${target.endpoint}); nothing was sent. Re-register it if the cluster was rebuilt`
         );
       }
-      let tokens = this.#tokens.get(record.id);
+      const key = tokenKey(auth);
+      let tokens = this.#tokens.get(key);
       if (tokens === undefined) {
         tokens = eksTokenCacheFor(auth, { client: sts, clock });
-        this.#tokens.set(record.id, tokens);
+        this.#tokens.set(key, tokens);
       }
       const cache = tokens;
       return this.#http(
@@ -158,6 +179,18 @@ export class ClusterConnector {
       );
     }
     const credential = await this.#o.secrets.credential(auth.secretArn);
+    // As for EKS: the credential goes only where its secret says.
+    const target = 'target' in credential ? credential.target : undefined;
+    if (target === undefined) {
+      throw new ClusterCredentialError(
+        `cluster ${record.id}: secret ${auth.secretArn} does not name the API server it is for; nothing was sent. Store {"token": "…", "server": "${record.endpoint}", "caData": "<base64 CA>"} in it (or a kubeconfig whose current cluster has server and certificate-authority-data), then run npx dsr clusters check --id ${record.id}`
+      );
+    }
+    if (!recordMatches(record, target)) {
+      throw new ClusterCredentialError(
+        `cluster ${record.id}: the registered endpoint or CA differs from what secret ${auth.secretArn} is for (${target.server}); nothing was sent. Re-register it (clusters add --replace) if the cluster moved`
+      );
+    }
     return this.#http(record, clusterAccessFor(record, credential));
   }
 }

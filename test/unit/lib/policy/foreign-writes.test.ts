@@ -1,6 +1,11 @@
 /** Fight detection from managedFields: what counts as another controller's write. */
 import { describe, expect, it } from 'vitest';
-import { findForeignWrites } from '#lib/policy/foreign-writes.js';
+import {
+  classifyForeignWrites,
+  findForeignWrites,
+  isRivalController,
+  KNOWN_DAEMON_SET_CONTROLLERS,
+} from '#lib/policy/foreign-writes.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import {
   newDaemonSet,
@@ -122,5 +127,54 @@ describe('findForeignWrites', () => {
     expect(found).toEqual([
       `pod ${theirs.metadata?.name} created by kube-controller-manager`,
     ]);
+  });
+
+  it('counts a controlled pod that kubectl created as stray, not as a rival controller', () => {
+    // Prepare: a namespace user copies the DaemonSet's ownerReference.
+    const ds = withStatusWriters(statusEntry(OURS, '2026-01-01T00:00:05Z'));
+    const pod = podCreatedBy(ds, 'kubectl-create', '2026-01-01T00:00:09Z');
+    // Act
+    const found = classifyForeignWrites(ds, [pod]);
+    // Assess
+    expect(found).toEqual({
+      rival: [],
+      stray: [`pod ${pod.metadata?.name} created by kubectl-create`],
+    });
+    expect(findForeignWrites(ds, [pod])).toEqual([]);
+  });
+
+  it.each([
+    ['kruise-manager', []],
+    ['serverless-daemonset-reconciler.dsr-dev-eu-west-1', []],
+    ['my-controller', [statusEntry('my-controller', '2026-01-01T00:00:01Z')]],
+  ])('counts the pods of %s as a rival’s', (writer, others) => {
+    // Prepare: a known controller, another deployment, a status writer.
+    const ds = withStatusWriters(
+      ...others,
+      statusEntry(OURS, '2026-01-01T00:00:05Z')
+    );
+    const pod = podCreatedBy(ds, writer, '2026-01-01T00:00:09Z');
+    // Act / Assess
+    expect(classifyForeignWrites(ds, [pod]).rival).toEqual([
+      `pod ${pod.metadata?.name} created by ${writer}`,
+    ]);
+  });
+});
+
+describe('isRivalController', () => {
+  it('takes the known controllers it is given, so a mode expecting one can leave it out', () => {
+    // Prepare
+    const o = { ours: OURS, statusWriters: new Set<string>() };
+    // Act / Assess
+    expect(
+      isRivalController('kube-controller-manager', {
+        ...o,
+        controllers: KNOWN_DAEMON_SET_CONTROLLERS,
+      })
+    ).toBe(true);
+    expect(
+      isRivalController('kube-controller-manager', { ...o, controllers: [] })
+    ).toBe(false);
+    expect(isRivalController(OURS, { ...o, controllers: [OURS] })).toBe(false);
   });
 });

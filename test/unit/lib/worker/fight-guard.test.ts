@@ -10,7 +10,11 @@ import { fieldManagerFor } from '#lib/policy/identity.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import { FightGuard } from '#lib/worker/fight-guard.js';
-import { newDaemonSet } from '../../../helpers/builders.js';
+import {
+  newDaemonSet,
+  newPod,
+  simpleDaemonSetLabel,
+} from '../../../helpers/builders.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 import { FakeEventRecorder } from '../../../helpers/fakes/fake-event-recorder.js';
 import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
@@ -106,5 +110,47 @@ describe('FightGuard', () => {
     );
     // Assess
     expect(await guard.fenced('c1/default/agent')).toBeUndefined();
+  });
+
+  it('leaves pods that a namespace user created with the DaemonSet’s ownerReference to the sync, with a warning Event, and fences nothing', async () => {
+    // Prepare: kubectl creates a controlled pod in each of two DaemonSets.
+    const { store, guard } = newGuard();
+    const events = new FakeEventRecorder();
+    // Act
+    for (const key of ['c1/default/a', 'c1/default/b']) {
+      for (const t of ['2026-01-01T00:00:05Z', '2026-01-01T00:00:09Z']) {
+        const ds = statusWrittenBy([PROD, '2026-01-01T00:00:00Z']);
+        const pod = newPod('agent-', 'n1', simpleDaemonSetLabel, ds);
+        pod.metadata = {
+          ...pod.metadata,
+          creationTimestamp: t,
+          managedFields: [
+            {
+              manager: 'kubectl-create',
+              operation: 'Update',
+              time: t,
+              fieldsType: 'FieldsV1',
+              fieldsV1: { 'f:metadata': { 'f:ownerReferences': {} } },
+            },
+          ],
+        };
+        await guard.inspect(
+          key,
+          { daemonSet: ds, pods: [pod] },
+          events,
+          new FakeLogger()
+        );
+      }
+    }
+    // Assess
+    expect(await guard.fenced('c1/default/a')).toBeUndefined();
+    expect(await guard.fenced('c1/default/b')).toBeUndefined();
+    expect(await store.getFence('c1')).toBeUndefined();
+    expect(events.events).toHaveLength(4);
+    expect(events.events[0]).toMatchObject({
+      type: 'Warning',
+      reason: 'ForeignControlledPod',
+    });
+    expect(events.events[0]?.message).toContain('created by kubectl-create');
   });
 });

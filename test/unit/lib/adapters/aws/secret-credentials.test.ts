@@ -108,7 +108,7 @@ describe('SecretCredentials', () => {
     expect(sm.reads).toEqual([ARN, ARN]);
   });
 
-  it('returns a kubeconfig secret with inline credentials', async () => {
+  it('returns a kubeconfig secret with inline credentials, for its current cluster', async () => {
     // Prepare
     const text = kubeconfig('    token: abc');
     const sm = new FakeSecretsManager({
@@ -122,7 +122,25 @@ describe('SecretCredentials', () => {
     // Act
     const credential = await secrets.credential(ARN);
     // Assess
-    expect(credential).toEqual({ type: 'kubeconfig', kubeconfig: text });
+    expect(credential).toEqual({
+      type: 'kubeconfig',
+      kubeconfig: text,
+      target: { server: 'https://10.0.0.1', caData: 'QUJD' },
+    });
+  });
+
+  it('returns the server and CA a token secret names', async () => {
+    // Prepare
+    const target = { server: 'https://10.0.0.1', caData: 'QUJD' };
+    const sm = new FakeSecretsManager({
+      [ARN]: { SecretString: JSON.stringify({ token: 'abc', ...target }) },
+    });
+    // Act
+    const credential = await new SecretCredentials({
+      client: sm.client,
+    }).credential(ARN);
+    // Assess
+    expect(credential).toEqual({ type: 'token', token: 'abc', target });
   });
 
   it('wraps a Secrets Manager failure and does not keep it', async () => {
@@ -163,6 +181,11 @@ describe('SecretCredentials', () => {
       name: 'an unknown field',
       text: JSON.stringify({ [MARKER]: MARKER }),
       says: 'exactly one',
+    },
+    {
+      name: 'a server without its CA',
+      text: JSON.stringify({ token: MARKER, server: 'https://10.0.0.1' }),
+      says: 'server and caData go together',
     },
     {
       name: 'a token with a line break',
