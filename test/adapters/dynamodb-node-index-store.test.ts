@@ -1,7 +1,7 @@
 /**
  * DynamoNodeIndexStore against DynamoDB Local: the node index round-trips,
- * and only the live lease holder can move its head (F10: a deposed bridge
- * cannot overwrite its successor's index).
+ * with the node version it covers, and only the live lease holder can move
+ * its head (a deposed bridge cannot overwrite its successor's index).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
@@ -42,17 +42,20 @@ afterAll(() => {
 });
 
 describe('DynamoNodeIndexStore', () => {
-  it('stores the holder’s index and loads it back; an unknown cluster has none', async () => {
+  it('stores the holder’s index and loads it back with the node version it covers; an unknown cluster has none', async () => {
     // Prepare
     const { leases, nodes } = stores();
     const cluster = newCluster();
     await leases.acquire(cluster, 'a', TTL_MS);
     // Act
-    await nodes.save(cluster, index('1'), 'a');
-    await nodes.save(cluster, index('2'), 'a');
+    await nodes.save(cluster, index('1'), 'a', '1');
+    await nodes.save(cluster, index('2'), 'a', '2');
     // Assess
-    expect(await nodes.load(cluster)).toEqual(index('2'));
-    expect(await nodes.load(newCluster())).toEqual(new Map());
+    expect(await nodes.load(cluster)).toEqual({
+      nodes: index('2'),
+      resourceVersion: '2',
+    });
+    expect(await nodes.load(newCluster())).toEqual({ nodes: new Map() });
   });
 
   it('refuses a save by a bridge whose lease was taken over, keeping the successor’s index', async () => {
@@ -60,17 +63,20 @@ describe('DynamoNodeIndexStore', () => {
     const { clock, leases, nodes } = stores();
     const cluster = newCluster();
     await leases.acquire(cluster, 'a', TTL_MS);
-    await nodes.save(cluster, index('a'), 'a');
+    await nodes.save(cluster, index('a'), 'a', '10');
     clock.step(TTL_MS + 1);
     await leases.acquire(cluster, 'b', TTL_MS);
-    await nodes.save(cluster, index('b'), 'b');
+    await nodes.save(cluster, index('b'), 'b', '20');
     // Act
     const error = await nodes
-      .save(cluster, index('stale'), 'a')
+      .save(cluster, index('stale'), 'a', '9')
       .catch((e: unknown) => e);
     // Assess
     expect(error).toBeInstanceOf(LeaseLostError);
-    expect(await nodes.load(cluster)).toEqual(index('b'));
+    expect(await nodes.load(cluster)).toEqual({
+      nodes: index('b'),
+      resourceVersion: '20',
+    });
   });
 
   it('refuses a save by a bridge that never held the lease', async () => {
@@ -78,7 +84,7 @@ describe('DynamoNodeIndexStore', () => {
     const { nodes } = stores();
     // Act / Assess
     await expect(
-      nodes.save(newCluster(), index('x'), 'nobody')
+      nodes.save(newCluster(), index('x'), 'nobody', '1')
     ).rejects.toThrow(LeaseLostError);
   });
 });

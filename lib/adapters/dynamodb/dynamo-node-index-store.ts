@@ -2,9 +2,9 @@
  * NodeIndexStore on the state table: a cluster's node index (labels and
  * taints per node) as gzip'd JSON split into shards of at most 300 KB
  * (DynamoDB items hold 400 KB), items `nodes#<cluster>#<version>#<i>`, and a
- * head item `nodes#<cluster>` naming the current version. Shards are written
- * before the head, so a reader never sees half an index; superseded shards
- * expire by TTL. A label change on one node rewrites the index: such changes
+ * head item `nodes#<cluster>` naming the current version and the node
+ * resourceVersion it covers. Shards are written before the head, so a
+ * reader never sees half an index; superseded shards expire by TTL. A label change on one node rewrites the index: such changes
  * are rare, and a 5,000-node index compresses to a shard or two.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
-import type { NodeIndexStore } from '../../ports/index.js';
+import type { NodeIndexStore, StoredNodeIndex } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 import { batchGetItems } from './dynamo-call.js';
 import { DynamoStateError } from './dynamo-state-error.js';
@@ -41,7 +41,7 @@ export class DynamoNodeIndexStore
   extends DynamoStore
   implements NodeIndexStore
 {
-  async load(cluster: string): Promise<Map<string, NodeFacts>> {
+  async load(cluster: string): Promise<StoredNodeIndex> {
     try {
       const head = await this.client.send(
         new GetItemCommand({
@@ -52,7 +52,8 @@ export class DynamoNodeIndexStore
       );
       const version = head.Item?.version?.S;
       const shards = Number(head.Item?.shards?.N ?? 0);
-      if (version === undefined || shards === 0) return new Map();
+      if (version === undefined || shards === 0) return { nodes: new Map() };
+      const resourceVersion = head.Item?.resourceVersion?.S;
       const pks = Array.from(
         { length: shards },
         (_, i) => `${PREFIX}${cluster}#${version}#${i}`
@@ -68,9 +69,12 @@ export class DynamoNodeIndexStore
         return Buffer.from(part);
       });
       const json = gunzipSync(Buffer.concat(ordered)).toString('utf8');
-      return new Map(
-        Object.entries(JSON.parse(json) as Record<string, NodeFacts>)
-      );
+      return {
+        nodes: new Map(
+          Object.entries(JSON.parse(json) as Record<string, NodeFacts>)
+        ),
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      };
     } catch (e) {
       if (e instanceof DynamoStateError) throw e;
       throw new DynamoStateError(`load node index ${cluster}`, { cause: e });
@@ -80,7 +84,8 @@ export class DynamoNodeIndexStore
   async save(
     cluster: string,
     nodes: ReadonlyMap<string, NodeFacts>,
-    holder: string
+    holder: string,
+    resourceVersion: string
   ): Promise<void> {
     const blob = gzipSync(JSON.stringify(Object.fromEntries(nodes)));
     const version = randomUUID();
@@ -142,6 +147,7 @@ export class DynamoNodeIndexStore
                     version: { S: version },
                     shards: { N: String(shards) },
                     nodes: { N: String(nodes.size) },
+                    resourceVersion: { S: resourceVersion },
                   },
                   ...(oldVersion === undefined
                     ? {
