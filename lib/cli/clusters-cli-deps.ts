@@ -7,6 +7,7 @@ import type {
   ClusterHealthStore,
   ClusterRecord,
   ClusterRegistry,
+  NodeIndexStore,
   OwnershipStore,
 } from '../ports/index.js';
 import type { CheckConnection } from './check-cluster.js';
@@ -32,6 +33,8 @@ export interface ClustersCliDeps {
   health: Pick<ClusterHealthStore, 'get'>;
   /** The bridges' leases: their state, and a resync after an unfence. */
   leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
+  /** The bridges' node indexes (a removed cluster's is deleted). */
+  nodeIndex: Pick<NodeIndexStore, 'forget'>;
   /**
    * Asks EKS for a cluster's endpoint and CA (base64), as the operator (or
    * as `roleArn`): what `add --eks-cluster` registers when not given them.

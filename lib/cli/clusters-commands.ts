@@ -167,6 +167,7 @@ const remove = async (
   // bookmarks, nor start fenced; the record goes last, so a failure here
   // leaves it for a second remove.
   await deps.leases.forget(command.id);
+  await deps.nodeIndex.forget(command.id);
   await deps.ownership.clearFence(command.id);
   await deps.registry.remove(command.id);
   return {

@@ -149,6 +149,8 @@ export interface NodeIndexStore {
     holder: string,
     resourceVersion: string
   ): Promise<void>;
+  /** Deletes the cluster's index (the cluster is removed). */
+  forget(cluster: string): Promise<void>;
 }
 
 /** The cluster-wide collections the bridge lists and watches. */

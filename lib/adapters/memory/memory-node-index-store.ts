@@ -30,4 +30,8 @@ export class MemoryNodeIndexStore implements NodeIndexStore {
     this.saves++;
     this.#byCluster.set(cluster, { nodes: new Map(nodes), resourceVersion });
   }
+
+  async forget(cluster: string): Promise<void> {
+    this.#byCluster.delete(cluster);
+  }
 }
