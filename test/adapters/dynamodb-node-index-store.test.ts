@@ -173,7 +173,7 @@ describe('DynamoNodeIndexStore', () => {
     }
   });
 
-  it('forgets a cluster’s index: head and shards', async () => {
+  it('forgets a cluster’s index, head and shards, and one that has none', async () => {
     // Prepare
     const { leases, nodes } = stores();
     const cluster = newCluster();
@@ -181,7 +181,8 @@ describe('DynamoNodeIndexStore', () => {
     await nodes.save(cluster, index('1'), 'a', '1');
     // Act
     await nodes.forget(cluster);
-    // Assess
+    await nodes.forget(newCluster());
+    // Assess: gone; a cluster without an index has nothing to forget.
     expect(await indexItems(cluster)).toEqual([]);
     expect(await nodes.load(cluster)).toEqual({ nodes: new Map() });
   });
