@@ -19,6 +19,7 @@ import { SecretCredentials } from '../lib/adapters/aws/secret-credentials.js';
 import { DynamoBridgeLeaseStore } from '../lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '../lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoNodeIndexStore } from '../lib/adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '../lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { ClusterConnector } from '../lib/adapters/kube/kube-cluster-connector.js';
 import {
@@ -70,6 +71,7 @@ const depsFor = ({
     ownership: new DynamoOwnershipStore(table),
     health: new DynamoClusterHealthStore(table),
     leases: new DynamoBridgeLeaseStore(table),
+    nodeIndex: new DynamoNodeIndexStore(table),
     connect: (record) => connector.connect(record),
     describeEksCluster: (auth) =>
       directory.describe({ type: 'eks', ...auth }, 'clusters-add', true),

@@ -36,8 +36,8 @@ export const BRIDGE_STOP_MARGIN_MS = 20_000;
 /**
  * The least a run watches, whatever its turn's end: that end is set by the
  * dispatcher's clock, and a container whose clock runs ahead by more than
- * a short turn would find it passed and watch nothing, turn after turn
- * (the fault campaign, seed 1018). Far below a production turn.
+ * a short turn would find it passed and watch nothing, turn after turn.
+ * Far below a production turn.
  */
 export const MIN_RUN_MS = 5_000;
 

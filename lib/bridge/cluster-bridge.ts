@@ -4,9 +4,8 @@
  * the stored resourceVersions, turn every event into DaemonSet keys with
  * upstream's handlers (lowering expectations on observed pod creates and
  * deletes), checkpoint, and hand over. It keeps no pod, node or revision
- * cache: only the DaemonSet list (listed each run, small) and the node index
- * (labels and taints per node). Two modes share everything: `watch` runs
- * until its deadline; `economy` stops once every watch has gone quiet.
+ * cache: only the DaemonSet list (listed each run) and the node index (labels
+ * and taints per node). `watch` runs until its deadline; `economy` until quiet.
  */
 import { LeaseLostError } from '../errors.js';
 import type {
@@ -29,6 +28,8 @@ import { takeLease, whileHoldingLease } from './take-lease.js';
 export const LEASE_TTL_MS = 60_000;
 /** How often progress is stored (bounds the events replayed after a crash). */
 const CHECKPOINT_EVERY_MS = 10_000;
+/** The stored version naming the node version of the saved index. */
+const INDEX_AT = 'nodeIndexAt';
 /** Economy mode stops once every watch has been silent this long. */
 const QUIET_MS = 1_500;
 
@@ -119,6 +120,8 @@ class BridgeRun {
   readonly #o: ClusterBridgeOptions;
   readonly #events: ClusterEvents;
   #lastResyncMs = 0;
+  /** The node version the stored index covers (undefined: none recorded). */
+  #indexAt: string | undefined;
   readonly #watches = {} as Record<WatchedResource, ResourceWatch<KubeObject>>;
 
   constructor(deps: ClusterBridgeDeps, opts: ClusterBridgeOptions) {
@@ -137,23 +140,37 @@ class BridgeRun {
   async start(stored: Readonly<Record<string, string>>): Promise<void> {
     const events = this.#events;
     const listedVersion = await events.relistDaemonSets();
-    events.useIndex(await this.#d.nodeIndex.load(this.#d.cluster));
+    const index = await this.#d.nodeIndex.load(this.#d.cluster);
+    events.useIndex(index.nodes);
+    this.#indexAt = index.resourceVersion;
     const firstRun = stored.daemonSets === undefined;
-    const hasIndex = stored.nodes !== undefined && events.hasIndex();
+    // A head at another node version than the versions name: that save
+    // failed after they landed, and the index lacks changes whose wake-ups
+    // went out (a change back would look like none). Relist, queue all.
+    const indexBehind =
+      !firstRun &&
+      stored[INDEX_AT] !== undefined &&
+      stored[INDEX_AT] !== index.resourceVersion;
+    const hasIndex =
+      stored.nodes !== undefined && events.hasIndex() && !indexBehind;
     const versions: Record<WatchedResource, string> = {
       daemonSets: stored.daemonSets ?? listedVersion,
       // Without a stored version the events since the last run are lost,
-      // and with them the lowering of its syncs' expectations (the fault
-      // campaign, seed 1016: a rollout held until they expired).
+      // and with them the lowering of its syncs' expectations (a rollout
+      // would hold until they expired).
       pods: stored.pods ?? (await events.resumePodsWithoutHistory()),
       revisions: stored.revisions ?? (await events.currentVersion('revisions')),
       nodes: hasIndex
         ? (stored.nodes ?? '')
-        : await events.relistNodes(!firstRun),
+        : await events.relistNodes(!firstRun && !indexBehind),
     };
     const now = this.#d.clock.now();
     this.#lastResyncMs = firstRun ? now : Number(stored.resyncAtMs ?? 0);
-    if (firstRun || now - this.#lastResyncMs >= this.#o.resyncEveryMs) {
+    if (
+      firstRun ||
+      indexBehind ||
+      now - this.#lastResyncMs >= this.#o.resyncEveryMs
+    ) {
       this.#lastResyncMs = now;
       await events.enqueueAll();
     }
@@ -245,9 +262,10 @@ class BridgeRun {
    * saved are in neither, so they wait for the next checkpoint. Versions
    * first: an index stored ahead of its versions (the checkpoint failing in
    * between) would make a successor replay node events against facts that
-   * already hold them, and a label change would wake nothing (the fault
-   * campaign, seed 330); an index behind its versions only makes the next
-   * event of a node look like a change, an extra sync at worst.
+   * already hold them, and a label change would wake nothing. One behind
+   * them (the save failing) would hide a change back: the versions name the
+   * node version of their index, its head the one it covers, and a
+   * successor sees they differ (start).
    */
   async #checkpoint(): Promise<{ resyncRequestedAtMs?: number }> {
     const changed = this.#events.takeChangedIndex();
@@ -258,6 +276,9 @@ class BridgeRun {
     for (const [r, w] of Object.entries(this.#watches)) {
       versions[r] = w.resourceVersion;
     }
+    const nodesAt = versions.nodes ?? '';
+    const indexAt = index === undefined ? this.#indexAt : nodesAt;
+    if (indexAt !== undefined) versions[INDEX_AT] = indexAt;
     const stored = await this.#d.leases.checkpoint(
       this.#d.cluster,
       this.#d.holder,
@@ -266,7 +287,13 @@ class BridgeRun {
       { nodes: this.#events.nodeCount() }
     );
     if (index !== undefined) {
-      await this.#d.nodeIndex.save(this.#d.cluster, index, this.#d.holder);
+      await this.#d.nodeIndex.save(
+        this.#d.cluster,
+        index,
+        this.#d.holder,
+        nodesAt
+      );
+      this.#indexAt = nodesAt;
     }
     return stored;
   }

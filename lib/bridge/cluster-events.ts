@@ -7,6 +7,7 @@
  * DaemonSet).
  */
 import type {
+  Clock,
   ClusterWatch,
   ExpectationsStore,
   SeenCollection,
@@ -26,6 +27,7 @@ import type {
 import { applyEventKeys, queueEach } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
 import { PendingEventKeys } from './pending-event-keys.js';
+import { PodMemos } from './pod-memos.js';
 
 /** The collections the bridge watches, in the order it starts them. */
 export const RESOURCES: readonly WatchedResource[] = [
@@ -41,12 +43,8 @@ export class ClusterEvents {
   readonly #view: DaemonSetView;
   #index = new Map<string, resumed.NodeFacts>();
   #indexDirty = false;
-  /**
-   * Each pod's controller and readiness as last seen in this run, so a
-   * controller change wakes the old owner and a Ready pod's updates arm no
-   * timer. ~100 bytes a pod.
-   */
-  readonly #pods = new Map<string, resumed.PodMemo>();
+  /** Each pod's controller and readiness as last seen in this run. */
+  readonly #pods = new PodMemos();
   /** Pod events' work not yet written (see flushPods). */
   #podWork = new PendingEventKeys();
   /** The batch being written; a failed one is finished before the next. */
@@ -55,6 +53,7 @@ export class ClusterEvents {
     watch: ClusterWatch;
     queue: WorkQueue;
     expectations: ExpectationsStore;
+    clock: Clock;
   };
 
   constructor(deps: {
@@ -64,6 +63,7 @@ export class ClusterEvents {
     watch: ClusterWatch;
     queue: WorkQueue;
     expectations: ExpectationsStore;
+    clock: Clock;
   }) {
     this.#d = deps;
     this.#view = new DaemonSetView(deps.cluster, deps.ownerKind);
@@ -243,14 +243,15 @@ export class ClusterEvents {
     // Written by flushPods, which the pod watch calls before it counts
     // these events as processed.
     if (type === 'DELETED') {
-      this.#pods.delete(uid);
+      this.#pods.forget(uid);
       return this.#podWork.merge(handlers.deletePod(view, pod), seen);
     }
-    this.#pods.set(uid, resumed.podMemoOf(pod));
+    this.#pods.remember(view, pod);
     if (type === 'ADDED') {
       return this.#podWork.merge(handlers.addPod(view, pod), seen);
     }
-    this.#podWork.merge(resumed.updatePodResumed(view, pod, last), seen);
+    const now = this.#d.clock.now();
+    this.#podWork.merge(resumed.updatePodResumed(view, pod, last, now), seen);
   }
 
   async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {

@@ -7,6 +7,7 @@ import type {
   ClusterHealthStore,
   ClusterRecord,
   ClusterRegistry,
+  NodeIndexStore,
   OwnershipStore,
 } from '../ports/index.js';
 import type { CheckConnection } from './check-cluster.js';
@@ -32,6 +33,8 @@ export interface ClustersCliDeps {
   health: Pick<ClusterHealthStore, 'get'>;
   /** The bridges' leases: their state, and a resync after an unfence. */
   leases: Pick<BridgeLeaseStore, 'requestResync' | 'forget' | 'peek'>;
+  /** The bridges' node indexes (a removed cluster's is deleted). */
+  nodeIndex: Pick<NodeIndexStore, 'forget'>;
   /**
    * Asks EKS for a cluster's endpoint and CA (base64), as the operator (or
    * as `roleArn`): what `add --eks-cluster` registers when not given them.
@@ -57,14 +60,15 @@ export const recordSummary = (
 
 /**
  * Forgets what the bridges and the fight guard kept of cluster `id` (its
- * lease with the bookmarks, and its fence), so that a cluster registered
+ * lease with the bookmarks, its node index, and its fence), so that a cluster registered
  * under the id afterwards never resumes from another cluster's versions
  * nor starts fenced: `remove`, and `add --replace` by another cluster.
  */
 export const forgetClusterState = async (
   id: string,
-  deps: Pick<ClustersCliDeps, 'leases' | 'ownership'>
+  deps: Pick<ClustersCliDeps, 'leases' | 'nodeIndex' | 'ownership'>
 ): Promise<void> => {
   await deps.leases.forget(id);
+  await deps.nodeIndex.forget(id);
   await deps.ownership.clearFence(id);
 };

@@ -130,23 +130,34 @@ export interface BridgeTurn {
   clusters: ClusterTurn[];
 }
 
+/** A cluster's stored node index and the node version it is current to. */
+export interface StoredNodeIndex {
+  nodes: Map<string, NodeFacts>;
+  /** The node resourceVersion the index covers (undefined: not recorded). */
+  resourceVersion?: string;
+}
+
 /**
  * The bridge's index of node facts per cluster (labels and taints: all that
  * placement reads), so a bridge that resumes without a node cache still
  * knows what a node looked like before an update.
  */
 export interface NodeIndexStore {
-  load(cluster: string): Promise<Map<string, NodeFacts>>;
+  load(cluster: string): Promise<StoredNodeIndex>;
   /**
-   * Stores the index as `holder`'s; throws LeaseLostError (storing
-   * nothing) when `holder` no longer holds the cluster's bridge lease, so a
-   * deposed bridge cannot overwrite its successor's index.
+   * Stores the index as `holder`'s, current to node `resourceVersion`;
+   * throws LeaseLostError (storing nothing) when `holder` no longer holds
+   * the cluster's bridge lease, so a deposed bridge cannot overwrite its
+   * successor's index.
    */
   save(
     cluster: string,
     nodes: ReadonlyMap<string, NodeFacts>,
-    holder: string
+    holder: string,
+    resourceVersion: string
   ): Promise<void>;
+  /** Deletes the cluster's index (the cluster is removed). */
+  forget(cluster: string): Promise<void>;
 }
 
 /** The cluster-wide collections the bridge lists and watches. */

@@ -112,7 +112,7 @@ export class ClusterBreaker {
    * Opens the breaker on a cluster-level failure; after the probe, closes
    * it on a success, or frees the claim when the sync failed for another
    * reason — else the cluster's other keys would wait out the probe's
-   * deadline (up to 45 s deployed; campaign seed 120808).
+   * deadline (up to 45 s deployed).
    */
   async settle(
     cluster: string,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { serverOfRecord } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
+import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { CheckConnection } from '#lib/cli/check-cluster.js';
@@ -55,6 +56,7 @@ export interface ClustersCliBed {
   ownership: MemoryOwnershipStore;
   health: MemoryClusterHealthStore;
   leases: MemoryBridgeLeaseStore;
+  nodeIndex: MemoryNodeIndexStore;
   deps: ClustersCliDeps;
   /** Writes a kubeconfig of `server` and returns its path. */
   kubeconfig(server: string): string;
@@ -77,6 +79,7 @@ export const createClustersCliBed = (): ClustersCliBed => {
   const ownership = new MemoryOwnershipStore({ clock: systemClock });
   const health = new MemoryClusterHealthStore({ clock: systemClock });
   const leases = new MemoryBridgeLeaseStore({ clock: systemClock });
+  const nodeIndex = new MemoryNodeIndexStore();
   const deps: ClustersCliDeps = {
     registry,
     connect: async () => ({ probe: answering(), close: () => undefined }),
@@ -85,6 +88,7 @@ export const createClustersCliBed = (): ClustersCliBed => {
     ownership,
     health,
     leases,
+    nodeIndex,
   };
   const runRaw: ClustersCliBed['runRaw'] = (argv, stackOutputsFor, env = {}) =>
     runClustersCli(argv, env, () => deps, stackOutputsFor);
@@ -93,6 +97,7 @@ export const createClustersCliBed = (): ClustersCliBed => {
     ownership,
     health,
     leases,
+    nodeIndex,
     deps,
     kubeconfig: (server) => {
       const file = path.join(dir, `kubeconfig-${++files}`);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoNodeIndexStore } from '#lib/adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
 import {
@@ -131,6 +132,7 @@ describe('clusters CLI', () => {
       ownership: new DynamoOwnershipStore({ ...table, clock: systemClock }),
       health: new DynamoClusterHealthStore({ ...table, clock: systemClock }),
       leases: new DynamoBridgeLeaseStore({ ...table, clock: systemClock }),
+      nodeIndex: new DynamoNodeIndexStore({ ...table, clock: systemClock }),
       connect: (record) => connector.connect(record),
       serverOf: serverOfRecord,
       readTextFile: (file) => readFileSync(file, 'utf8'),

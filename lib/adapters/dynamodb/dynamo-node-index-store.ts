@@ -2,24 +2,29 @@
  * NodeIndexStore on the state table: a cluster's node index (labels and
  * taints per node) as gzip'd JSON split into shards of at most 300 KB
  * (DynamoDB items hold 400 KB), items `nodes#<cluster>#<version>#<i>`, and a
- * head item `nodes#<cluster>` naming the current version. Shards are written
- * before the head, so a reader never sees half an index; superseded shards
- * expire by TTL. A label change on one node rewrites the index: such changes
+ * head item `nodes#<cluster>` naming the current version and the node
+ * resourceVersion it covers. Shards are written before the head, so a
+ * reader never sees half an index, and with a short TTL: the head's
+ * transaction takes it off the shards it makes current and gives one to
+ * those it supersedes, so no shard outlives its use (a crash or a refused
+ * head leaves only shards that expire). A label change on one node rewrites the index: such changes
  * are rare, and a 5,000-node index compresses to a shard or two.
  */
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
+  DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   TransactionCanceledException,
+  type TransactWriteItem,
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { LeaseLostError } from '../../errors.js';
-import type { NodeIndexStore } from '../../ports/index.js';
+import type { NodeIndexStore, StoredNodeIndex } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
-import { batchGetItems } from './dynamo-call.js';
+import { batchGetItems, callDynamo } from './dynamo-call.js';
 import { DynamoStateError } from './dynamo-state-error.js';
 import { DynamoStore } from './dynamo-store.js';
 import {
@@ -32,31 +37,44 @@ import {
 
 /** Shard size: below DynamoDB's 400 KB item limit with room for attributes. */
 const SHARD_BYTES = 300_000;
+/** A shard no head names yet expires after this (a save takes seconds). */
+const NEW_SHARD_TTL_MS = 60 * 60_000;
 /** Superseded shards linger this long (a slow reader may still fetch them). */
 const OLD_SHARD_TTL_MS = 24 * 60 * 60_000;
+/**
+ * The largest index a load inflates (13 KB for each of 5,000 nodes, many
+ * times what a node's labels and taints take), so a crafted head and
+ * shards (a gzip bomb) cannot exhaust the bridge's memory.
+ */
+export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+/** DynamoDB's limit of items in one TransactWriteItems. */
+const MAX_TRANSACTION_ITEMS = 100;
 const PREFIX = 'nodes#';
+
+type Head = Record<string, { S?: string; N?: string }> | undefined;
+
+/** The keys of the shards a head names. */
+const shardKeys = (cluster: string, head: Head): string[] => {
+  const version = head?.version?.S;
+  const shards = Number(head?.shards?.N ?? 0);
+  if (version === undefined) return [];
+  return Array.from(
+    { length: shards },
+    (_, i) => `${PREFIX}${cluster}#${version}#${i}`
+  );
+};
 
 /** The node index of each cluster, in DynamoDB. */
 export class DynamoNodeIndexStore
   extends DynamoStore
   implements NodeIndexStore
 {
-  async load(cluster: string): Promise<Map<string, NodeFacts>> {
+  async load(cluster: string): Promise<StoredNodeIndex> {
     try {
-      const head = await this.client.send(
-        new GetItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } },
-          ConsistentRead: true,
-        })
-      );
-      const version = head.Item?.version?.S;
-      const shards = Number(head.Item?.shards?.N ?? 0);
-      if (version === undefined || shards === 0) return new Map();
-      const pks = Array.from(
-        { length: shards },
-        (_, i) => `${PREFIX}${cluster}#${version}#${i}`
-      );
+      const head = await this.#readHead(cluster);
+      const pks = shardKeys(cluster, head);
+      if (pks.length === 0) return { nodes: new Map() };
+      const resourceVersion = head?.resourceVersion?.S;
       const items = await batchGetItems(this.client, this.tableName, pks, true);
       const ordered = pks.map((pk) => {
         const part = items.get(pk)?.data?.B;
@@ -67,10 +85,15 @@ export class DynamoNodeIndexStore
         }
         return Buffer.from(part);
       });
-      const json = gunzipSync(Buffer.concat(ordered)).toString('utf8');
-      return new Map(
-        Object.entries(JSON.parse(json) as Record<string, NodeFacts>)
-      );
+      const json = gunzipSync(Buffer.concat(ordered), {
+        maxOutputLength: MAX_INDEX_BYTES,
+      }).toString('utf8');
+      return {
+        nodes: new Map(
+          Object.entries(JSON.parse(json) as Record<string, NodeFacts>)
+        ),
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      };
     } catch (e) {
       if (e instanceof DynamoStateError) throw e;
       throw new DynamoStateError(`load node index ${cluster}`, { cause: e });
@@ -80,34 +103,45 @@ export class DynamoNodeIndexStore
   async save(
     cluster: string,
     nodes: ReadonlyMap<string, NodeFacts>,
-    holder: string
+    holder: string,
+    resourceVersion: string
   ): Promise<void> {
     const blob = gzipSync(JSON.stringify(Object.fromEntries(nodes)));
-    const version = randomUUID();
-    const shards = Math.max(1, Math.ceil(blob.length / SHARD_BYTES));
+    const now = this.clock.now();
+    const head = {
+      version: { S: randomUUID() },
+      shards: {
+        N: String(Math.max(1, Math.ceil(blob.length / SHARD_BYTES))),
+      },
+    };
     try {
-      for (let i = 0; i < shards; i++) {
+      const pks = shardKeys(cluster, head);
+      for (const [i, pk] of pks.entries()) {
         await this.client.send(
           new PutItemCommand({
             TableName: this.tableName,
             Item: {
-              [PARTITION_KEY]: { S: `${PREFIX}${cluster}#${version}#${i}` },
+              [PARTITION_KEY]: { S: pk },
               data: {
                 B: blob.subarray(i * SHARD_BYTES, (i + 1) * SHARD_BYTES),
+              },
+              [TTL_ATTRIBUTE]: {
+                N: String(toEpochSeconds(now + NEW_SHARD_TTL_MS)),
               },
             },
           })
         );
       }
-      const headKey = { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } };
-      const { Item: old } = await this.client.send(
-        new GetItemCommand({
-          TableName: this.tableName,
-          Key: headKey,
-          ConsistentRead: true,
-        })
-      );
+      const old = await this.#readHead(cluster);
       const oldVersion = old?.version?.S;
+      // The new shards keep no TTL and the old ones get one as the head
+      // moves; what a transaction cannot hold (dozens of shards) follows it.
+      const expiresAt = String(toEpochSeconds(now + OLD_SHARD_TTL_MS));
+      const ttls = [
+        ...pks.map((pk) => this.#ttlUpdate(pk)),
+        ...shardKeys(cluster, old).map((pk) => this.#ttlUpdate(pk, expiresAt)),
+      ];
+      const inTransaction = MAX_TRANSACTION_ITEMS - 2;
       try {
         // The head moves only for the live lease holder, and only from the
         // version it read: a deposed bridge cannot overwrite its successor.
@@ -130,7 +164,7 @@ export class DynamoNodeIndexStore
                   },
                   ExpressionAttributeValues: {
                     ':holder': { S: holder },
-                    ':now': { N: String(this.clock.now()) },
+                    ':now': { N: String(now) },
                   },
                 },
               },
@@ -138,10 +172,10 @@ export class DynamoNodeIndexStore
                 Put: {
                   TableName: this.tableName,
                   Item: {
-                    ...headKey,
-                    version: { S: version },
-                    shards: { N: String(shards) },
+                    [PARTITION_KEY]: { S: `${PREFIX}${cluster}` },
+                    ...head,
                     nodes: { N: String(nodes.size) },
+                    resourceVersion: { S: resourceVersion },
                   },
                   ...(oldVersion === undefined
                     ? {
@@ -157,17 +191,13 @@ export class DynamoNodeIndexStore
                       }),
                 },
               },
+              ...ttls.slice(0, inTransaction),
             ],
           })
         );
       } catch (e) {
-        // The new version's shards never became current: let them expire.
-        await this.#expireShards(cluster, {
-          version: { S: version },
-          shards: { N: String(shards) },
-        });
         // Only a failed condition means another holder; a conflict or a
-        // throttle is retried like any state error.
+        // throttle is retried like any state error. The new shards expire.
         const failed = (
           e instanceof TransactionCanceledException
             ? (e.CancellationReasons ?? [])
@@ -176,32 +206,58 @@ export class DynamoNodeIndexStore
         if (failed) throw new LeaseLostError(cluster);
         throw e;
       }
-      await this.#expireShards(cluster, old);
+      for (const { Update: update } of ttls.slice(inTransaction)) {
+        await this.client.send(new UpdateItemCommand({ ...update }));
+      }
     } catch (e) {
       if (e instanceof LeaseLostError) throw e;
       throw new DynamoStateError(`save node index ${cluster}`, { cause: e });
     }
   }
 
-  /** Gives the superseded version's shards a TTL. */
-  async #expireShards(
-    cluster: string,
-    head: Record<string, { S?: string; N?: string }> | undefined
-  ): Promise<void> {
-    const version = head?.version?.S;
-    const shards = Number(head?.shards?.N ?? 0);
-    const expiresAt = toEpochSeconds(this.clock.now() + OLD_SHARD_TTL_MS);
-    for (let i = 0; version !== undefined && i < shards; i++) {
-      const pk = `${PREFIX}${cluster}#${version}#${i}`;
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [PARTITION_KEY]: { S: pk } },
-          UpdateExpression: 'SET #ttl = :t',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':t': { N: String(expiresAt) } },
-        })
+  /** Deletes the head, then the shards it names. */
+  async forget(cluster: string): Promise<void> {
+    const operation = `forget node index ${cluster}`;
+    const head = await callDynamo(operation, () => this.#readHead(cluster));
+    for (const pk of [`${PREFIX}${cluster}`, ...shardKeys(cluster, head)]) {
+      await callDynamo(operation, () =>
+        this.client.send(
+          new DeleteItemCommand({
+            TableName: this.tableName,
+            Key: { [PARTITION_KEY]: { S: pk } },
+          })
+        )
       );
     }
+  }
+
+  async #readHead(cluster: string): Promise<Head> {
+    const { Item: head } = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: { S: `${PREFIX}${cluster}` } },
+        ConsistentRead: true,
+      })
+    );
+    return head;
+  }
+
+  /** A shard's TTL set to `expiresAt` (epoch seconds), or removed. */
+  #ttlUpdate(
+    pk: string,
+    expiresAt?: string
+  ): TransactWriteItem & { Update: object } {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: { [PARTITION_KEY]: { S: pk } },
+        UpdateExpression:
+          expiresAt === undefined ? 'REMOVE #ttl' : 'SET #ttl = :t',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        ...(expiresAt === undefined
+          ? {}
+          : { ExpressionAttributeValues: { ':t': { N: expiresAt } } }),
+      },
+    };
   }
 }

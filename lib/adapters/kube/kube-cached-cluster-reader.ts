@@ -103,7 +103,7 @@ export class KubeCachedClusterReader implements ClusterReader {
     this.#direct = new KubeClusterReader({ http, kind });
     this.#timings = timings;
     this.#nodes = new WatchedCollection(
-      this.#source<Node>('nodes', paths.nodes(), undefined, NODE),
+      this.#source<Node>('nodes', paths.nodes(), undefined, NODE, compactNode),
       { ...timings, compact: compactNode }
     );
   }
@@ -130,7 +130,8 @@ export class KubeCachedClusterReader implements ClusterReader {
           `pods in ${namespace}`,
           paths.pods(namespace),
           selector,
-          POD
+          POD,
+          compactPod
         ),
         { ...this.#timings, compact: compactPod }
       );
@@ -196,24 +197,34 @@ export class KubeCachedClusterReader implements ClusterReader {
     };
   }
 
-  /** Watched in protobuf, decoded by `protobuf` (about half the bytes). */
+  /**
+   * Watched in protobuf, decoded by `protobuf` (about half the bytes);
+   * listed a page at a time, each compacted as it arrives.
+   */
   #source<T extends Node | Pod>(
     what: string,
     path: string,
     labelSelector: string | undefined,
-    protobuf?: MessageSchema
+    protobuf: MessageSchema,
+    compact: (obj: T) => T
   ): CollectionSource<T> {
     return {
       list: (minVersion) =>
-        this.#http.listWithVersion<T>(`list ${what}`, path, {
-          labelSelector,
-          ...(minVersion === undefined
-            ? {}
-            : {
-                resourceVersion: minVersion,
-                resourceVersionMatch: 'NotOlderThan',
-              }),
-        }),
+        this.#http.listWithVersion<T>(
+          `list ${what}`,
+          path,
+          {
+            labelSelector,
+            ...(minVersion === undefined
+              ? {}
+              : {
+                  resourceVersion: minVersion,
+                  resourceVersionMatch: 'NotOlderThan',
+                }),
+          },
+          undefined,
+          compact
+        ),
       watch: (resourceVersion, signal) =>
         this.#http.watch<T>(
           `watch ${what}`,

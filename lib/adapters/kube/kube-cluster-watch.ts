@@ -13,7 +13,10 @@ import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
 import type { KubeHttp } from './kube-http.js';
 import { collectionPaths } from './paths.js';
-import type { MessageSchema } from './protobuf/message-schema.js';
+import {
+  type MessageSchema,
+  projectMessage,
+} from './protobuf/message-schema.js';
 import { NODE } from './protobuf/node-schema.js';
 import { POD } from './protobuf/pod-schema.js';
 
@@ -39,12 +42,18 @@ export class KubeClusterWatch implements ClusterWatch {
     this.#paths = collectionPaths(kind);
   }
 
+  /** Lists `resource`; pods and nodes keep what their watch events carry. */
   list<T extends KubeObject>(
     resource: WatchedResource
   ): Promise<ListSnapshot<T>> {
+    const schema = PROTOBUF_SCHEMAS[resource];
     return this.#http.listWithVersion<T>(
       `list ${resource}`,
-      this.#paths[resource]
+      this.#paths[resource],
+      {},
+      undefined,
+      schema &&
+        ((obj) => projectMessage(schema, obj as Record<string, unknown>) as T)
     );
   }
 

@@ -249,14 +249,16 @@ export class KubeHttp {
   }
 
   /**
-   * Returns every item of a list and the list's resourceVersion (to watch
+   * Returns every item of a list (trimmed by `project` page by page, so
+   * whole objects never pile up) and the list's resourceVersion (to watch
    * from), following `continue` tokens.
    */
   async listWithVersion<T>(
     what: string,
     path: string,
     query: Record<string, string | number | undefined> = {},
-    pageSize = 500
+    pageSize = 500,
+    project?: (item: T) => T
   ): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let token: string | undefined;
@@ -279,7 +281,7 @@ export class KubeHttp {
                 continue: token,
               },
       });
-      items.push(...(page.items ?? []));
+      for (const item of page.items ?? []) items.push(project?.(item) ?? item);
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
       token = page.metadata?.continue || undefined;
     } while (token !== undefined);

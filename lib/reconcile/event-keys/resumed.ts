@@ -19,7 +19,7 @@
 
 import { nodeShouldUpdateBySelector } from '../advanced/rollout-controls.js';
 import { getControllerOf } from '../k8s/controller-ref.js';
-import { isPodReady } from '../k8s/pod-util.js';
+import { availableAtMs, isPodReady } from '../k8s/pod-util.js';
 import type {
   ControllerRevision,
   Node,
@@ -33,6 +33,7 @@ import {
   daemonSetKey,
   type EventKeys,
   enqueueKey,
+  getDaemonSetsForObject,
   noEventKeys,
 } from './common.js';
 import { updateHistory } from './index.js';
@@ -83,15 +84,30 @@ export const podMemoOf = (pod: Pod): PodMemo => ({
 });
 
 /**
+ * Returns whether a memo of `pod` can change what its updates wake: its
+ * controller is of the owned kind, or it is an orphan some DaemonSet
+ * selects (and may adopt). A pod of another controller (a ReplicaSet, a
+ * Job) wakes nobody either way, so the bridge keeps no memo of it.
+ */
+export const shouldRememberPod = (view: ClusterView, pod: Pod): boolean => {
+  const ref = getControllerOf(pod);
+  if (ref !== undefined) return ref.kind === view.ownerKind;
+  return getDaemonSetsForObject(view, pod).length > 0;
+};
+
+/**
  * Returns what a pod update means when the old pod is unknown; `last` is
  * what the bridge saw of it before (if it did), so a controller change
  * still wakes the old owner (upstream `updatePod`), and an update of a pod
- * that was already Ready arms no minReadySeconds timer.
+ * that was already Ready arms no minReadySeconds timer. Given `nowMs`, a
+ * pod Ready for longer than the timer's wait arms none either: it is
+ * available already, and the sync queued with the update counts it.
  */
 export const updatePodResumed = (
   view: ClusterView,
   cur: Pod,
-  last?: PodMemo
+  last?: PodMemo,
+  nowMs?: number
 ): EventKeys => {
   const old = unknownOld(cur);
   if (last !== undefined && old.metadata) {
@@ -100,7 +116,15 @@ export const updatePodResumed = (
       old.status = { conditions: [{ type: 'Ready', status: 'True' }] };
     }
   }
-  return updatePod(view, old, cur);
+  const out = updatePod(view, old, cur);
+  const readySinceMs = availableAtMs(cur, 0);
+  if (nowMs === undefined || readySinceMs === undefined) return out;
+  return {
+    ...out,
+    delayedKeys: out.delayedKeys.filter(
+      (d) => readySinceMs + d.afterMs > nowMs
+    ),
+  };
 };
 
 /** Returns what a revision update means when the old revision is unknown. */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoBridgeLeaseStore } from '#lib/adapters/dynamodb/dynamo-bridge-lease-store.js';
 import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-health-store.js';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
+import { DynamoNodeIndexStore } from '#lib/adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
@@ -220,6 +221,10 @@ describe('serverless runtime: another DaemonSet controller in the cluster', () =
         clock: systemClock,
       }),
       leases: new DynamoBridgeLeaseStore({
+        ...s.stack.table,
+        clock: systemClock,
+      }),
+      nodeIndex: new DynamoNodeIndexStore({
         ...s.stack.table,
         clock: systemClock,
       }),

@@ -116,10 +116,12 @@ describe('runClusterBridge checkpoints', () => {
     class SlowIndex extends MemoryNodeIndexStore {
       override async save(
         cluster: string,
-        nodes: ReadonlyMap<string, NodeFacts>
+        nodes: ReadonlyMap<string, NodeFacts>,
+        holder: string,
+        resourceVersion: string
       ): Promise<void> {
         savedIndexes.push(new Map(nodes));
-        await super.save(cluster, nodes);
+        await super.save(cluster, nodes, holder, resourceVersion);
         if (savedIndexes.length === 1) {
           saveStarted();
           await handled;
@@ -170,10 +172,12 @@ describe('runClusterBridge checkpoints', () => {
     class RecordingIndex extends MemoryNodeIndexStore {
       override async save(
         cluster: string,
-        nodes: ReadonlyMap<string, NodeFacts>
+        nodes: ReadonlyMap<string, NodeFacts>,
+        holder: string,
+        resourceVersion: string
       ): Promise<void> {
         saved.push(new Map(nodes));
-        await super.save(cluster, nodes);
+        await super.save(cluster, nodes, holder, resourceVersion);
       }
     }
     const watch: ClusterWatch = {

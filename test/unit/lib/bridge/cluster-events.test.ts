@@ -35,7 +35,8 @@ class RecordingQueue implements WorkQueue {
 }
 
 const newEvents = (
-  expectations = new MemoryExpectationsStore({ clock: new FakeClock() })
+  expectations = new MemoryExpectationsStore({ clock: new FakeClock() }),
+  clock = new FakeClock()
 ) => {
   const queue = new RecordingQueue();
   const events = new ClusterEvents({
@@ -44,6 +45,7 @@ const newEvents = (
     watch: {} as ClusterWatch,
     queue,
     expectations,
+    clock,
   });
   return { queue, events, expectations };
 };
@@ -248,6 +250,24 @@ describe('ClusterEvents pod updates', () => {
     for (let i = 6; i < 16; i++) {
       await podEvent(events, 'MODIFIED', bump(pod, String(i)));
     }
+    // Assess
+    expect(queue.delayed).toEqual([]);
+    expect(new Set(queue.added)).toEqual(new Set(['c1/default/a']));
+  });
+
+  it('arms no minReadySeconds timer for the first update in a run of a pod Ready for longer than minReadySeconds', async () => {
+    // Prepare: a new run; the pod has been Ready for an hour.
+    const clock = new FakeClock(3_600_000);
+    const { queue, events } = newEvents(undefined, clock);
+    const ds = newDaemonSet('a');
+    if (ds.spec) ds.spec.minReadySeconds = 10;
+    await events.onEvent('daemonSets', 'ADDED', ds);
+    const pod = markPodReady(
+      bump(newPod('p-', 'n1', simpleDaemonSetLabel, ds), '5'),
+      0
+    );
+    // Act
+    await podEvent(events, 'MODIFIED', pod);
     // Assess
     expect(queue.delayed).toEqual([]);
     expect(new Set(queue.added)).toEqual(new Set(['c1/default/a']));

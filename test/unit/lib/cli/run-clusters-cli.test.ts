@@ -688,6 +688,17 @@ describe('runClustersCli', () => {
     expect(await ownership.getFence('prod')).toBeUndefined();
   });
 
+  it('deletes a removed cluster’s node index', async () => {
+    // Prepare: the old cluster's bridge saved its node index.
+    await addLocal('prod');
+    await bed.nodeIndex.save('prod', new Map([['n1', {}]]), 'bridge', '7');
+    // Act
+    const removed = await run('remove', '--id', 'prod');
+    // Assess
+    expect(removed.exitCode).toBe(0);
+    expect(await bed.nodeIndex.load('prod')).toEqual({ nodes: new Map() });
+  });
+
   it('refuses to unfence a cluster that is not registered (a typo)', async () => {
     // Act
     const out = await run('unfence', '--id', 'prdo');

@@ -12,11 +12,11 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterAccess } from '#lib/adapters/kube/cluster-access.js';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import { FakeEventRecorder } from '#test/helpers/fakes/fake-event-recorder.js';
+import { loopbackAccess } from '#test/helpers/loopback-access.js';
 import {
   bytesField,
   concat,
@@ -49,15 +49,7 @@ describe('KubeHttp.requestMetadata', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    const access: ClusterAccess = {
-      getCurrentCluster: () => ({
-        name: 'loopback',
-        server: `https://127.0.0.1:${port}`,
-      }),
-      applyToHTTPSOptions: async (opts) => {
-        opts.ca = pair.cert;
-      },
-    };
+    const access = loopbackAccess(port, pair.cert);
     http = new KubeHttp({ kubeConfig: access, timeoutMs: 5_000 });
   });
 

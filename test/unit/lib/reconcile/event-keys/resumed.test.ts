@@ -11,6 +11,7 @@ import {
   nodeFactsOf,
   nodeOfFacts,
   podMemoOf,
+  shouldRememberPod,
   updateHistoryResumed,
   updateNodeResumed,
   updatePodResumed,
@@ -330,5 +331,91 @@ describe('updateHistoryResumed', () => {
     expect(updateHistoryResumed(viewOf(ds), orphan).keys).toEqual([
       'c1/default/ds',
     ]);
+  });
+});
+
+describe('updatePodResumed at an instant', () => {
+  const readyPod = (sinceMs: number) => {
+    const ds = newDaemonSet('ds');
+    if (ds.spec) ds.spec.minReadySeconds = 30;
+    const pod = markPodReady(
+      newPod('p-', 'n1', simpleDaemonSetLabel, ds),
+      sinceMs
+    );
+    pod.metadata = { ...pod.metadata, resourceVersion: '9' };
+    return { ds, pod };
+  };
+
+  it('arms no minReadySeconds timer for a pod it never saw that has been Ready longer than the wait', () => {
+    // Prepare: Ready for 10 min, minReadySeconds 30.
+    const { ds, pod } = readyPod(0);
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod, undefined, 600_000);
+    // Assess: available already; the owner's sync counts it.
+    expect(out.keys).toEqual(['c1/default/ds']);
+    expect(out.delayedKeys).toEqual([]);
+  });
+
+  it('arms the timer for a pod that turned Ready within the wait', () => {
+    // Prepare: Ready for 5 s.
+    const { ds, pod } = readyPod(595_000);
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod, undefined, 600_000);
+    // Assess
+    expect(out.delayedKeys).toEqual([
+      { key: 'c1/default/ds', afterMs: 31_000 },
+    ]);
+  });
+
+  it('wakes the owner of a pod that is not Ready, with no timer', () => {
+    // Prepare
+    const ds = newDaemonSet('ds');
+    if (ds.spec) ds.spec.minReadySeconds = 30;
+    const pod = newPod('p-', 'n1', simpleDaemonSetLabel, ds);
+    pod.metadata = { ...pod.metadata, resourceVersion: '9' };
+    // Act
+    const out = updatePodResumed(viewOf(ds), pod, undefined, 600_000);
+    // Assess
+    expect(out).toMatchObject({ keys: ['c1/default/ds'], delayedKeys: [] });
+  });
+});
+
+describe('shouldRememberPod', () => {
+  const ds = newDaemonSet('ds');
+  const rsRef = {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    name: 'web-5d8f',
+    uid: 'rs-1',
+    controller: true,
+  };
+  it.each([
+    {
+      name: 'a pod of the owned kind',
+      pod: () => newPod('p-', 'n1', simpleDaemonSetLabel, ds),
+      remember: true,
+    },
+    {
+      name: 'an orphan a DaemonSet selects',
+      pod: () => newPod('p-', 'n1', simpleDaemonSetLabel),
+      remember: true,
+    },
+    {
+      name: 'an orphan no DaemonSet selects',
+      pod: () => newPod('p-', 'n1', { app: 'other' }),
+      remember: false,
+    },
+    {
+      name: 'a pod of a ReplicaSet',
+      pod: () => {
+        const pod = newPod('p-', 'n1', simpleDaemonSetLabel);
+        pod.metadata = { ...pod.metadata, ownerReferences: [rsRef] };
+        return pod;
+      },
+      remember: false,
+    },
+  ])('$name: $remember', ({ pod, remember }) => {
+    // Act / Assess
+    expect(shouldRememberPod(viewOf(ds), pod())).toBe(remember);
   });
 });
