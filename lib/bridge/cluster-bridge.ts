@@ -22,6 +22,7 @@ import type {
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, RESOURCES } from './cluster-events.js';
+import { unlessWrite } from './poison-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
 import { takeLease, whileHoldingLease } from './take-lease.js';
 
@@ -67,6 +68,8 @@ export interface ClusterBridgeReport {
   cluster: string;
   outcome: 'done' | 'lease-held' | 'lease-lost';
   events: number;
+  /** Events skipped as unreadable (absent: none). */
+  skippedEvents?: number;
 }
 
 /** Runs the bridge of one cluster until its deadline (or quiet, in economy). */
@@ -99,11 +102,16 @@ export const runClusterBridge = async (
     await run.watchAll();
     await run.checkpointAndResync();
     await leases.release(cluster, holder);
-    return { cluster, outcome: 'done', events: run.events() };
+    return { cluster, outcome: 'done', events: run.events(), ...run.skipped() };
   } catch (e) {
     if (e instanceof LeaseLostError) {
       deps.logger.warn('lease lost; stopping', { cluster });
-      return { cluster, outcome: 'lease-lost', events: run.events() };
+      return {
+        cluster,
+        outcome: 'lease-lost',
+        events: run.events(),
+        ...run.skipped(),
+      };
     }
     // Let the next invocation take over at once; its checkpoint is intact.
     await leases.release(cluster, holder).catch(() => undefined);
@@ -132,6 +140,12 @@ class BridgeRun {
 
   events(): number {
     return Object.values(this.#watches).reduce((n, w) => n + w.events, 0);
+  }
+
+  /** `{ skippedEvents }` if the watches skipped any event, else nothing. */
+  skipped(): { skippedEvents?: number } {
+    const n = Object.values(this.#watches).reduce((n, w) => n + w.skipped, 0);
+    return n > 0 ? { skippedEvents: n } : {};
   }
 
   async start(stored: Readonly<Record<string, string>>): Promise<void> {
@@ -168,7 +182,10 @@ class BridgeRun {
               timeoutSeconds,
               signal
             ),
-          onEvent: (type, obj) => events.onEvent(r, type, obj),
+          onEvent: (type, obj) =>
+            events
+              .onEvent(r, type, obj)
+              .catch(unlessWrite(`handle a ${type} event of ${r}`)),
           onGone: () => events.onGone(r),
           // Pod events come in bursts (a DaemonSet's creates); their writes
           // go out in batches.
