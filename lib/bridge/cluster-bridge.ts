@@ -60,6 +60,8 @@ export interface ClusterBridgeOptions {
   resyncEveryMs: number;
   /** Lease duration (default LEASE_TTL_MS); tests shorten it. */
   leaseTtlMs?: number;
+  /** A watch's first delay after a failure (default 1 s); tests shorten it. */
+  watchRetryMs?: number;
   signal?: AbortSignal;
 }
 
@@ -192,6 +194,9 @@ class BridgeRun {
           ...(r === 'pods' ? { flush: () => events.flushPods() } : {}),
           clock: this.#d.clock,
           logger: this.#d.logger,
+          ...(this.#o.watchRetryMs
+            ? { retryInitialMs: this.#o.watchRetryMs }
+            : {}),
         },
         versions[r]
       );
