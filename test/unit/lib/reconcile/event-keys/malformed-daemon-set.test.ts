@@ -116,4 +116,16 @@ describe('event handlers beside a DaemonSet whose spec cannot be judged', () => 
     // Assess
     expect(owner).toBe(bad);
   });
+
+  it('finds an owned pod without labels outside its owner’s selector', () => {
+    // Prepare
+    const pod = newPod('p-', 'node-1', simpleDaemonSetLabel, good);
+    if (pod.metadata) pod.metadata.labels = undefined;
+
+    // Act
+    const owner = ownerOutsideSelector(view, pod);
+
+    // Assess
+    expect(owner).toBe(good);
+  });
 });
