@@ -194,3 +194,16 @@ export class InvalidBridgeTurnError extends TerminalError {
     this.name = 'InvalidBridgeTurnError';
   }
 }
+
+/**
+ * A watch event nothing can be done with, whatever the retries: it does not
+ * decode, or its object makes the bridge's handler throw. The watch retries
+ * it a few times with backoff, then skips it (lib/bridge/poison-events.ts);
+ * any other failure is retried until it passes.
+ */
+export class UnreadableEventError extends ReconcilerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UnreadableEventError';
+  }
+}

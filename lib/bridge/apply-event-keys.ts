@@ -10,6 +10,13 @@ import type {
 } from '../ports/index.js';
 import type { EventKeys } from '../reconcile/event-keys/index.js';
 
+/** Errors of failed writes here, which must be retried, never skipped. */
+const writeFailures = new WeakSet<object>();
+
+/** Returns whether `e` came from a failed write of `applyEventKeys`. */
+export const isWriteFailure = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && writeFailures.has(e);
+
 /**
  * Applies expectation changes, then queues the keys, each with the version
  * of the event that caused it (`seen`), so that their syncs read at least
@@ -17,6 +24,19 @@ import type { EventKeys } from '../reconcile/event-keys/index.js';
  * key, which carries it.)
  */
 export const applyEventKeys = async (
+  out: EventKeys,
+  deps: { expectations: ExpectationsStore; queue: WorkQueue },
+  seen?: SeenVersion
+): Promise<void> => {
+  try {
+    await writeEventKeys(out, deps, seen);
+  } catch (e) {
+    if (typeof e === 'object' && e !== null) writeFailures.add(e);
+    throw e;
+  }
+};
+
+const writeEventKeys = async (
   out: EventKeys,
   deps: { expectations: ExpectationsStore; queue: WorkQueue },
   seen?: SeenVersion

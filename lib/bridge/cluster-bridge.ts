@@ -21,15 +21,15 @@ import type {
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, RESOURCES } from './cluster-events.js';
+import { unlessWrite } from './poison-events.js';
 import { ResourceWatch, sleep } from './resource-watch.js';
+import { checkpointVersions, resumePoint } from './resume-point.js';
 import { takeLease, whileHoldingLease } from './take-lease.js';
 
 /** A dead bridge's cluster is taken over within this time. */
 export const LEASE_TTL_MS = 60_000;
 /** How often progress is stored (bounds the events replayed after a crash). */
 const CHECKPOINT_EVERY_MS = 10_000;
-/** The stored version naming the node version of the saved index. */
-const INDEX_AT = 'nodeIndexAt';
 /** Economy mode stops once every watch has been silent this long. */
 const QUIET_MS = 1_500;
 
@@ -60,6 +60,8 @@ export interface ClusterBridgeOptions {
   resyncEveryMs: number;
   /** Lease duration (default LEASE_TTL_MS); tests shorten it. */
   leaseTtlMs?: number;
+  /** A watch's first delay after a failure (default 1 s); tests shorten it. */
+  watchRetryMs?: number;
   signal?: AbortSignal;
 }
 
@@ -68,6 +70,8 @@ export interface ClusterBridgeReport {
   cluster: string;
   outcome: 'done' | 'lease-held' | 'lease-lost';
   events: number;
+  /** Events skipped as unreadable (absent: none). */
+  skippedEvents?: number;
 }
 
 /** Runs the bridge of one cluster until its deadline (or quiet, in economy). */
@@ -100,11 +104,16 @@ export const runClusterBridge = async (
     await run.watchAll();
     await run.checkpointAndResync();
     await leases.release(cluster, holder);
-    return { cluster, outcome: 'done', events: run.events() };
+    return { cluster, outcome: 'done', events: run.events(), ...run.skipped() };
   } catch (e) {
     if (e instanceof LeaseLostError) {
       deps.logger.warn('lease lost; stopping', { cluster });
-      return { cluster, outcome: 'lease-lost', events: run.events() };
+      return {
+        cluster,
+        outcome: 'lease-lost',
+        events: run.events(),
+        ...run.skipped(),
+      };
     }
     // Let the next invocation take over at once; its checkpoint is intact.
     await leases.release(cluster, holder).catch(() => undefined);
@@ -137,33 +146,21 @@ class BridgeRun {
     return Object.values(this.#watches).reduce((n, w) => n + w.events, 0);
   }
 
+  /** `{ skippedEvents }` if the watches skipped any event, else nothing. */
+  skipped(): { skippedEvents?: number } {
+    const n = Object.values(this.#watches).reduce((n, w) => n + w.skipped, 0);
+    return n > 0 ? { skippedEvents: n } : {};
+  }
+
   async start(stored: Readonly<Record<string, string>>): Promise<void> {
     const events = this.#events;
-    const listedVersion = await events.relistDaemonSets();
-    const index = await this.#d.nodeIndex.load(this.#d.cluster);
-    events.useIndex(index.nodes);
-    this.#indexAt = index.resourceVersion;
-    const firstRun = stored.daemonSets === undefined;
-    // A head at another node version than the versions name: that save
-    // failed after they landed, and the index lacks changes whose wake-ups
-    // went out (a change back would look like none). Relist, queue all.
-    const indexBehind =
-      !firstRun &&
-      stored[INDEX_AT] !== undefined &&
-      stored[INDEX_AT] !== index.resourceVersion;
-    const hasIndex =
-      stored.nodes !== undefined && events.hasIndex() && !indexBehind;
-    const versions: Record<WatchedResource, string> = {
-      daemonSets: stored.daemonSets ?? listedVersion,
-      // Without a stored version the events since the last run are lost,
-      // and with them the lowering of its syncs' expectations (a rollout
-      // would hold until they expired).
-      pods: stored.pods ?? (await events.resumePodsWithoutHistory()),
-      revisions: stored.revisions ?? (await events.currentVersion('revisions')),
-      nodes: hasIndex
-        ? (stored.nodes ?? '')
-        : await events.relistNodes(!firstRun && !indexBehind),
-    };
+    const { versions, firstRun, indexBehind, indexAt } = await resumePoint(
+      events,
+      this.#d.nodeIndex,
+      this.#d.cluster,
+      stored
+    );
+    this.#indexAt = indexAt;
     const now = this.#d.clock.now();
     this.#lastResyncMs = firstRun ? now : Number(stored.resyncAtMs ?? 0);
     if (
@@ -185,13 +182,19 @@ class BridgeRun {
               timeoutSeconds,
               signal
             ),
-          onEvent: (type, obj) => events.onEvent(r, type, obj),
+          onEvent: (type, obj) =>
+            events
+              .onEvent(r, type, obj)
+              .catch(unlessWrite(`handle a ${type} event of ${r}`)),
           onGone: () => events.onGone(r),
           // Pod events come in bursts (a DaemonSet's creates); their writes
           // go out in batches.
           ...(r === 'pods' ? { flush: () => events.flushPods() } : {}),
           clock: this.#d.clock,
           logger: this.#d.logger,
+          ...(this.#o.watchRetryMs
+            ? { retryInitialMs: this.#o.watchRetryMs }
+            : {}),
         },
         versions[r]
       );
@@ -263,22 +266,18 @@ class BridgeRun {
    * first: an index stored ahead of its versions (the checkpoint failing in
    * between) would make a successor replay node events against facts that
    * already hold them, and a label change would wake nothing. One behind
-   * them (the save failing) would hide a change back: the versions name the
-   * node version of their index, its head the one it covers, and a
-   * successor sees they differ (start).
+   * them (the save failing) is seen by the successor (resume-point.ts).
    */
   async #checkpoint(): Promise<{ resyncRequestedAtMs?: number }> {
     const changed = this.#events.takeChangedIndex();
     const index = changed === undefined ? undefined : new Map(changed);
-    const versions: Record<string, string> = {
-      resyncAtMs: String(this.#lastResyncMs),
-    };
-    for (const [r, w] of Object.entries(this.#watches)) {
-      versions[r] = w.resourceVersion;
-    }
+    const versions = checkpointVersions(
+      this.#watches,
+      this.#lastResyncMs,
+      index !== undefined,
+      this.#indexAt
+    );
     const nodesAt = versions.nodes ?? '';
-    const indexAt = index === undefined ? this.#indexAt : nodesAt;
-    if (indexAt !== undefined) versions[INDEX_AT] = indexAt;
     const stored = await this.#d.leases.checkpoint(
       this.#d.cluster,
       this.#d.holder,

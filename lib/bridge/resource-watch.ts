@@ -16,6 +16,9 @@
  * and before it reopens, repairs or stops — and counts a version as
  * processed only once the writes of every event up to it landed. A failed
  * flush is retried (1 s doubling to 30 s) while events keep arriving.
+ *
+ * An event that keeps failing as unreadable is skipped after a few tries
+ * (poison-events.ts), logged once at error and counted in `skipped`.
  */
 import { ApiErrorReason, isApiError, mustRelist, toError } from '../errors.js';
 import type {
@@ -25,6 +28,8 @@ import type {
   WatchedResource,
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
+import { IdleWatchdog } from './idle-watchdog.js';
+import { eventKeyOf, PoisonEvents } from './poison-events.js';
 
 /** What a resource watch needs. */
 export interface ResourceWatchOptions<T extends KubeObject> {
@@ -45,6 +50,8 @@ export interface ResourceWatchOptions<T extends KubeObject> {
   idleTimeoutMs?: number;
   /** Writes what the handled events left pending (see the header). */
   flush?: () => Promise<void>;
+  /** First delay after a failure (default RETRY_INITIAL_MS); tests shorten it. */
+  retryInitialMs?: number;
 }
 
 /**
@@ -76,6 +83,7 @@ export class ResourceWatch<T extends KubeObject> {
   /** Events handled since start. */
   events = 0;
   readonly #o: ResourceWatchOptions<T>;
+  readonly #poison = new PoisonEvents();
   /** The version of the last handled event (its writes maybe pending). */
   #handled: string;
   /** Events and bookmarks handled since the last flush began. */
@@ -102,8 +110,14 @@ export class ResourceWatch<T extends KubeObject> {
     }
   }
 
+  /** Events skipped as unreadable since start. */
+  get skipped(): number {
+    return this.#poison.skipped;
+  }
+
   async #watchUntil(signal: AbortSignal, deadlineMs: number): Promise<void> {
-    let retryMs = RETRY_INITIAL_MS;
+    const initialMs = this.#o.retryInitialMs ?? RETRY_INITIAL_MS;
+    let retryMs = initialMs;
     while (!signal.aborted) {
       // A stream reopens from what is processed: nothing may be pending.
       await this.#flush();
@@ -112,6 +126,7 @@ export class ResourceWatch<T extends KubeObject> {
       const idle = new IdleWatchdog(
         this.#o.idleTimeoutMs ?? WATCH_IDLE_TIMEOUT_MS
       );
+      let inHandler = false;
       try {
         this.lastActivityMs = this.#o.clock.now();
         const stream = this.#o.watch(
@@ -124,13 +139,14 @@ export class ResourceWatch<T extends KubeObject> {
           idle.stop();
           this.lastActivityMs = this.#o.clock.now();
           if (type !== 'BOOKMARK' && type !== 'ERROR') {
-            await this.#o.onEvent(type, object);
-            this.events++;
+            inHandler = true;
+            await this.#handle(type, object);
+            inHandler = false;
           }
           idle.reset();
           const rv = object.metadata?.resourceVersion;
           if (rv) await this.#handledUpTo(rv);
-          retryMs = RETRY_INITIAL_MS;
+          retryMs = initialMs;
         }
         if (idle.fired) this.#logIdle();
       } catch (caught) {
@@ -140,13 +156,28 @@ export class ResourceWatch<T extends KubeObject> {
           this.#logIdle();
           continue;
         }
-        if (mustRelist(e)) {
+        // An event that does not decode has no version to step past: it is
+        // skipped by the repair a 410 gets, a relist from now.
+        const undecodable =
+          !inHandler && this.#poison.spent(`after ${this.#handled}`, e);
+        if (undecodable) {
+          this.#o.logger.error(
+            'skipping an undecodable watch event; repairing',
+            {
+              resource: this.#o.resource,
+              after: this.#handled,
+              error: toError(e).message,
+            }
+          );
+        } else if (mustRelist(e)) {
           this.#o.logger.info(
             isApiError(e, ApiErrorReason.Gone)
               ? 'watch expired (410); repairing'
               : 'watch ahead of the server (ResourceVersionTooLarge); repairing',
             { resource: this.#o.resource, error: toError(e).message }
           );
+        }
+        if (undecodable || mustRelist(e)) {
           try {
             await this.#flush();
             this.resourceVersion = await this.#o.onGone();
@@ -166,6 +197,30 @@ export class ResourceWatch<T extends KubeObject> {
       } finally {
         idle.stop();
       }
+    }
+  }
+
+  /**
+   * Hands one event to the handler; an event it keeps failing on as
+   * unreadable is skipped: its version counts as handled, so the watch goes
+   * on with the next event, and the object is read again at its next event
+   * or relist (a resync, a 410).
+   */
+  async #handle(
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    object: T
+  ): Promise<void> {
+    try {
+      await this.#o.onEvent(type, object);
+      this.events++;
+    } catch (e) {
+      const key = eventKeyOf(object);
+      if (!this.#poison.spent(`${type} ${key}`, e)) throw e;
+      this.#o.logger.error('skipping a watch event its handler fails on', {
+        resource: this.#o.resource,
+        object: key,
+        error: toError(e).message,
+      });
     }
   }
 
@@ -224,41 +279,6 @@ export class ResourceWatch<T extends KubeObject> {
     this.#o.logger.warn('watch silent too long; reopening from last event', {
       resource: this.#o.resource,
     });
-  }
-}
-
-/** Aborts its signal when `reset` has not been called for `timeoutMs`. */
-class IdleWatchdog {
-  readonly #controller = new AbortController();
-  readonly #timeoutMs: number;
-  #timer: NodeJS.Timeout;
-
-  constructor(timeoutMs: number) {
-    this.#timeoutMs = timeoutMs;
-    this.#timer = this.#arm();
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  get fired(): boolean {
-    return this.#controller.signal.aborted;
-  }
-
-  reset(): void {
-    clearTimeout(this.#timer);
-    this.#timer = this.#arm();
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer);
-  }
-
-  #arm(): NodeJS.Timeout {
-    const timer = setTimeout(() => this.#controller.abort(), this.#timeoutMs);
-    timer.unref();
-    return timer;
   }
 }
 

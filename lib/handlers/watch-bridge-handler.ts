@@ -51,7 +51,8 @@ export const createWatchBridgeHandler = (o: {
  * Counts one invocation's cluster runs: BridgeRuns (ran to the end),
  * BridgeFailures (a cluster's run failed: unreachable, credentials…),
  * InvalidClusterRecords (a record that fails validation), BridgeEvents
- * (handled). Fleet-wide: which cluster is in each run's log line.
+ * (handled), BridgeSkippedEvents (unreadable events skipped: a malformed
+ * object, an undecodable event; each logged at error with its key). Fleet-wide: which cluster is in each run's log line.
  */
 export const recordBridgeMetrics = (
   metrics: Metrics,
@@ -70,5 +71,13 @@ export const recordBridgeMetrics = (
     'BridgeEvents',
     MetricUnit.Count,
     results.reduce((n, r) => n + ('events' in r ? r.events : 0), 0)
+  );
+  metrics.addMetric(
+    'BridgeSkippedEvents',
+    MetricUnit.Count,
+    results.reduce(
+      (n, r) => n + ('events' in r ? (r.skippedEvents ?? 0) : 0),
+      0
+    )
   );
 };

@@ -10,7 +10,8 @@
  * `updateStrategy.rollingUpdate.selector` (V1: keys, values, operators and
  * their value counts); the template's label keys and values and its
  * containers and their names (the part of V4, upstream
- * `ValidatePodTemplateSpec`, without which no pod can be created). Everything else of V4 is left to the API
+ * `ValidatePodTemplateSpec`, without which no pod can be created); the
+ * shape of the placement fields, which placement reads. Everything else of V4 is left to the API
  * server's pod validation, whose refusals show as FailedCreate events.
  *
  * Invariants: an object the API server accepted as apps/v1 passes (upstream
@@ -72,6 +73,42 @@ const containerErrors = (ds: DaemonSet): string[] => {
   });
 };
 
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Returns the shape errors of what placement reads of the template (an
+ * object stored before the CRD typed them): `nodeSelector` a map of
+ * strings, `tolerations` a list of objects, required node affinity a list
+ * of terms; without this the sync's placement would throw on them.
+ */
+const placementErrors = (ds: DaemonSet): string[] => {
+  const spec = (ds.spec?.template?.spec ?? {}) as Record<string, unknown>;
+  const path = 'spec.template.spec';
+  const { nodeSelector, tolerations, affinity } = spec;
+  const required = isMap(affinity)
+    ? (affinity.nodeAffinity as Record<string, unknown> | undefined)
+        ?.requiredDuringSchedulingIgnoredDuringExecution
+    : undefined;
+  const terms = isMap(required) ? required.nodeSelectorTerms : required;
+  return [
+    nodeSelector != null &&
+    !(
+      isMap(nodeSelector) &&
+      Object.values(nodeSelector).every((v) => typeof v === 'string')
+    )
+      ? `${path}.nodeSelector: Invalid value: must be a map of strings`
+      : '',
+    tolerations != null &&
+    !(Array.isArray(tolerations) && tolerations.every(isMap))
+      ? `${path}.tolerations: Invalid value: must be a list of tolerations`
+      : '',
+    terms != null && !(Array.isArray(terms) && terms.every(isMap))
+      ? `${path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid value: must be a list of node selector terms`
+      : '',
+  ].filter((e) => e !== '');
+};
+
 /**
  * Returns what is wrong with the DaemonSet's spec, one message per error
  * as `field.path: reason`, in field order; empty when it can be reconciled.
@@ -84,6 +121,7 @@ export const validateDaemonSetSpec = (ds: DaemonSet): string[] => [
   ...selectorError('spec.selector', ds.spec?.selector),
   ...templateLabelErrors(ds),
   ...containerErrors(ds),
+  ...placementErrors(ds),
   ...selectorError(
     'spec.updateStrategy.rollingUpdate.selector',
     ds.spec?.updateStrategy?.rollingUpdate?.selector

@@ -136,12 +136,15 @@ const isEmptySelector = (selector: LabelSelector | undefined): boolean =>
   (Object.keys(selector.matchLabels ?? {}).length === 0 &&
     (selector.matchExpressions ?? []).length === 0);
 
-const selectorMatches = (
+/**
+ * Returns whether `selector` selects `labels` as upstream's
+ * `LabelSelectorAsSelector` does (nil: nothing, empty: everything); an
+ * invalid selector selects nothing.
+ */
+export const selectsSafely = (
   selector: LabelSelector | undefined,
   labels: Record<string, string>
 ): boolean => {
-  // A nil or empty selector must match nothing, not everything.
-  if (isEmptySelector(selector)) return false;
   try {
     return parseLabelSelector(selector)(labels);
   } catch {
@@ -151,6 +154,12 @@ const selectorMatches = (
     return false;
   }
 };
+
+// A nil or empty selector must match nothing, not everything.
+const selectorMatches = (
+  selector: LabelSelector | undefined,
+  labels: Record<string, string>
+): boolean => !isEmptySelector(selector) && selectsSafely(selector, labels);
 
 /**
  * Returns the DaemonSets of `obj`'s namespace whose selector matches its
@@ -170,6 +179,31 @@ export const getDaemonSetsForObject = (
       namespaceOf(ds) === namespace &&
       selectorMatches(ds.spec?.selector, labels)
   );
+};
+
+/**
+ * Enqueues every DaemonSet of the view for which `wakes` holds, or throws:
+ * a DaemonSet whose spec cannot be judged (a malformed template the API
+ * server stored: `tolerations` as a map, `nodeSelectorTerms` as a string)
+ * wakes itself, so its own sync meets and reports the bad spec, and the
+ * others are judged as if it were not there. Catch-all on purpose, as in
+ * `selectorMatches`: one DaemonSet must not stall the cluster's events.
+ */
+export const enqueueWaking = (
+  view: ClusterView,
+  wakes: (ds: DaemonSet) => boolean
+): EventKeys => {
+  const out = noEventKeys();
+  for (const ds of view.daemonSets) {
+    let woken: boolean;
+    try {
+      woken = wakes(ds);
+    } catch {
+      woken = true;
+    }
+    if (woken) enqueueKey(out, daemonSetKey(view, ds));
+  }
+  return out;
 };
 
 /** Returns the outcome "enqueue every DaemonSet selecting `obj`". */

@@ -12,7 +12,8 @@
  * Invariants: a node update changing neither labels nor taints wakes nobody;
  * a DaemonSet is woken iff `(shouldRun && !scheduled) ||
  * (!shouldContinueRunning && scheduled) ||
- * (scheduled && status.numberMisscheduled > 0)`; node events never change
+ * (scheduled && status.numberMisscheduled > 0)`, or its spec cannot be
+ * judged (`enqueueWaking`); node events never change
  * expectations. Node deletes have no handler upstream either: the next sync
  * of each DaemonSet notices the node is gone.
  */
@@ -21,9 +22,8 @@ import type { DaemonSet, Node, Pod, Taint } from '../k8s/types.js';
 import { nodeShouldRunDaemonPod } from '../node-should-run.js';
 import {
   type ClusterView,
-  daemonSetKey,
   type EventKeys,
-  enqueueKey,
+  enqueueWaking,
   namespaceOf,
   noEventKeys,
   sameLabels,
@@ -108,23 +108,19 @@ export const syncNodeUpdate = (
     node.metadata?.name ?? '',
     podsOnNode
   );
-  const out = noEventKeys();
-  for (const ds of view.daemonSets) {
+  return enqueueWaking(view, (ds) => {
     const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(
       node,
       ds
     );
     const scheduled = isScheduled(owners, ds);
     const misscheduled = (ds.status?.numberMisscheduled ?? 0) > 0;
-    if (
+    return (
       (shouldRun && !scheduled) ||
       (!shouldContinueRunning && scheduled) ||
       (scheduled && misscheduled)
-    ) {
-      enqueueKey(out, daemonSetKey(view, ds));
-    }
-  }
-  return out;
+    );
+  });
 };
 
 /**

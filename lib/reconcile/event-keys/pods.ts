@@ -12,7 +12,6 @@
  * update with an unchanged resourceVersion (resync) does nothing.
  */
 import { getControllerOf } from '../k8s/controller-ref.js';
-import { parseLabelSelector } from '../k8s/label-selector.js';
 import { isPodReady } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod } from '../k8s/types.js';
 import {
@@ -27,6 +26,7 @@ import {
   resolveControllerRef,
   sameControllerRef,
   sameLabels,
+  selectsSafely,
 } from './common.js';
 
 /**
@@ -138,7 +138,9 @@ export const ownerOutsideSelector = (
   if (ref === undefined || hasDeletionTimestamp(pod)) return undefined;
   const ds = resolveControllerRef(view, namespaceOf(pod), ref);
   if (ds === undefined) return undefined;
-  return parseLabelSelector(ds.spec?.selector)(pod.metadata?.labels)
+  // An invalid selector selects nothing: the pod is outside it, and the
+  // owner's sync, told of it, reports the selector instead of throwing here.
+  return selectsSafely(ds.spec?.selector, pod.metadata?.labels ?? {})
     ? undefined
     : ds;
 };

@@ -30,9 +30,8 @@ import type {
 import { daemonPlacement } from '../node-should-run.js';
 import {
   type ClusterView,
-  daemonSetKey,
   type EventKeys,
-  enqueueKey,
+  enqueueWaking,
   getDaemonSetsForObject,
   noEventKeys,
 } from './common.js';
@@ -137,7 +136,8 @@ export const updateHistoryResumed = (
  * Returns what a node add or update means, given the node's facts as the
  * index held them (undefined: a node the index has not seen, handled as an
  * add). Changed labels or taints wake each DaemonSet whose `shouldRun` or
- * `shouldContinueRunning` on this node differs before and after.
+ * `shouldContinueRunning` on this node differs before and after, and each
+ * whose spec cannot be judged (`enqueueWaking`).
  */
 export const updateNodeResumed = (
   view: ClusterView,
@@ -147,20 +147,16 @@ export const updateNodeResumed = (
   if (old === undefined) return syncNodeUpdate(view, cur, []);
   const oldNode = nodeOfFacts(cur.metadata?.name ?? '', old);
   if (shouldIgnoreNodeUpdate(oldNode, cur)) return noEventKeys();
-  const out = noEventKeys();
-  for (const ds of view.daemonSets) {
+  return enqueueWaking(view, (ds) => {
     const fits = daemonPlacement(ds);
     const before = fits(oldNode);
     const after = fits(cur);
-    if (
+    return (
       before.shouldRun !== after.shouldRun ||
       before.shouldContinueRunning !== after.shouldContinueRunning ||
       // The own kind's canary selector (Kruise PR #920).
       nodeShouldUpdateBySelector(oldNode, ds) !==
         nodeShouldUpdateBySelector(cur, ds)
-    ) {
-      enqueueKey(out, daemonSetKey(view, ds));
-    }
-  }
-  return out;
+    );
+  });
 };

@@ -607,4 +607,94 @@ describe('serverless runtime: the own kind beside kube-controller-manager’s Da
       );
     }
   });
+
+  it('keeps placing pods beside an AdvancedDaemonSet with an invalid selector and a pod naming it', async () => {
+    // Prepare: a selector the CRD lets through (`Exists` with values:
+    // its CEL reads only the key), and a pod naming that AdvancedDaemonSet
+    // as its controller.
+    await createAds(s, 'steady', {});
+    const steady = async (nodes: readonly string[]) => {
+      const ds = await s.admin.request<DaemonSet>(
+        'get steady',
+        'GET',
+        `${advancedDaemonSetsPath(s.ns)}/steady`
+      );
+      const pods = await livePodsOf(s.admin, s.ns, 'steady');
+      return (
+        ds.status?.numberAvailable === nodes.length &&
+        nodes.every((n) => pods.some((p) => p.spec?.nodeName === n))
+      );
+    };
+    await eventually('steady converged', () => steady(s.nodes), 60_000);
+    await createAds(s, 'poison', {
+      selector: {
+        matchExpressions: [
+          { key: 'app', operator: 'Exists', values: ['poison'] },
+        ],
+      },
+    });
+    const poison = await s.admin.request<DaemonSet>(
+      'get poison',
+      'GET',
+      `${advancedDaemonSetsPath(s.ns)}/poison`
+    );
+    const uid = poison.metadata?.uid ?? '';
+    expect(uid).not.toBe('');
+    await s.admin.request(
+      'create owned pod',
+      'POST',
+      `/api/v1/namespaces/${s.ns}/pods`,
+      {
+        body: JSON.stringify({
+          metadata: {
+            name: 'named-by-poison',
+            labels: { app: 'poison-pod' },
+            ownerReferences: [
+              {
+                apiVersion: 'apps.dsr.dev/v1beta1',
+                kind: 'AdvancedDaemonSet',
+                name: 'poison',
+                uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: {
+            nodeName: s.nodes[0],
+            containers: [{ name: 'c', image: 'agent:1' }],
+          },
+        }),
+      }
+    );
+    // Act
+    const [added] = await s.addNodes(1);
+    // Assess
+    await eventually(
+      'steady runs on the added node, its pod events counted',
+      () => steady(s.nodes),
+      60_000
+    );
+    const onAdded = (await livePodsOf(s.admin, s.ns, 'steady')).filter(
+      (p) => p.spec?.nodeName === added
+    );
+    expect(onAdded).toHaveLength(1);
+    // Pod events still flow after the pod naming the invalid one: a
+    // deleted pod, which only its delete event reports, is replaced.
+    const [victim] = await livePodsOf(s.admin, s.ns, 'steady');
+    await s.admin.request(
+      'delete steady pod',
+      'DELETE',
+      `/api/v1/namespaces/${s.ns}/pods/${victim?.metadata?.name}?gracePeriodSeconds=0`
+    );
+    await eventually(
+      'the deleted pod replaced',
+      async () =>
+        (await livePodsOf(s.admin, s.ns, 'steady')).some(
+          (p) =>
+            p.spec?.nodeName === victim?.spec?.nodeName &&
+            p.metadata?.uid !== victim?.metadata?.uid
+        ),
+      60_000
+    );
+  });
 });

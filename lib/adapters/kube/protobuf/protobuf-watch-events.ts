@@ -7,6 +7,7 @@
  * form; an ERROR event's Status throws KubeApiError, as the JSON stream's
  * does (410 ⇒ Gone).
  */
+import { UnreadableEventError } from '../../../errors.js';
 import type { ConnectionStats, WatchEvent } from '../../../ports/index.js';
 import { apiErrorFromResponse } from '../kube-errors.js';
 import { decodeMessage, type MessageSchema } from './message-schema.js';
@@ -17,8 +18,12 @@ import { protobufStatus, unwrapObject } from './protobuf-object.js';
 export const PROTOBUF_WATCH_MEDIA_TYPE =
   'application/vnd.kubernetes.protobuf;stream=watch';
 
-/** A frame no watch event comes near (a pod is a few KiB). */
-const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/**
+ * A frame no watch event comes near: etcd refuses objects over 1.5 MiB
+ * (`--max-request-bytes`), and a watch event wraps one object; twice that
+ * leaves room for the envelope and a server run with a larger limit.
+ */
+export const MAX_FRAME_BYTES = 3 * 1024 * 1024;
 
 const WATCH_EVENT: MessageSchema = {
   type: { n: 1, kind: 'string' },
@@ -36,25 +41,63 @@ export async function* protobufWatchEvents<T>(
   stats: ConnectionStats,
   schema: MessageSchema
 ): AsyncGenerator<WatchEvent<T>> {
-  let pending: Buffer = Buffer.alloc(0);
+  // The bytes not yet framed, as chunks: joined once a frame is complete,
+  // so a frame of n chunks costs O(frame) copying, not O(n · frame).
+  const chunks: Buffer[] = [];
+  let buffered = 0;
+  /** The length of the frame being gathered, once its header is in. */
+  let length: number | undefined;
   for await (const chunk of body) {
     stats.bytesRead += (chunk as Buffer).length;
-    pending =
-      pending.length === 0
-        ? (chunk as Buffer)
-        : Buffer.concat([pending, chunk as Buffer]);
-    while (pending.length >= 4) {
-      const length = pending.readUInt32BE(0);
-      if (length > MAX_FRAME_BYTES) {
-        throw new MalformedProtobufError(`${what}: a ${length}-byte frame`);
+    chunks.push(chunk as Buffer);
+    buffered += (chunk as Buffer).length;
+    for (;;) {
+      if (length === undefined) {
+        if (buffered < 4) break;
+        length = headOf(chunks, 4).readUInt32BE(0);
+        if (length > MAX_FRAME_BYTES) {
+          throw new UnreadableEventError(`${what}: a ${length}-byte frame`);
+        }
       }
-      if (pending.length < 4 + length) break;
-      const frame = pending.subarray(4, 4 + length);
-      pending = pending.subarray(4 + length);
-      yield decodeWatchEvent<T>(what, frame, schema);
+      if (buffered < 4 + length) break;
+      const pending = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const frame = (pending as Buffer).subarray(4, 4 + length);
+      const rest = (pending as Buffer).subarray(4 + length);
+      chunks.length = 0;
+      if (rest.length > 0) chunks.push(rest);
+      buffered = rest.length;
+      length = undefined;
+      yield readable(what, () => decodeWatchEvent<T>(what, frame, schema));
     }
   }
 }
+
+/** Returns the first `n` bytes of `chunks` (which hold at least `n`). */
+const headOf = (chunks: readonly Buffer[], n: number): Buffer => {
+  const first = chunks[0] as Buffer;
+  return first.length >= n ? first : Buffer.concat(chunks).subarray(0, n);
+};
+
+/**
+ * Returns `decode()`; a frame that does not decode (malformed protobuf, a
+ * FieldsV1 that is not JSON) becomes UnreadableEventError, the watch's
+ * poison, while an ERROR event's KubeApiError passes as it is.
+ */
+const readable = <T>(what: string, decode: () => T): T => {
+  try {
+    return decode();
+  } catch (cause) {
+    if (
+      cause instanceof MalformedProtobufError ||
+      cause instanceof SyntaxError
+    ) {
+      throw new UnreadableEventError(`${what}: an undecodable watch event`, {
+        cause,
+      });
+    }
+    throw cause;
+  }
+};
 
 function decodeWatchEvent<T>(
   what: string,

@@ -6,7 +6,7 @@ import { recordBridgeMetrics } from '#lib/handlers/watch-bridge-handler.js';
 describe('recordBridgeMetrics', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('counts runs, failures, skipped registry items and events', () => {
+  it('counts runs, failures, skipped registry items, events and skipped events', () => {
     // Prepare
     const lines: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
@@ -20,7 +20,7 @@ describe('recordBridgeMetrics', () => {
     // Act
     recordBridgeMetrics(metrics, [
       { cluster: 'a', outcome: 'done', events: 4 },
-      { cluster: 'b', outcome: 'done', events: 1 },
+      { cluster: 'b', outcome: 'done', events: 1, skippedEvents: 2 },
       { cluster: 'c', outcome: 'lease-held', events: 0 },
       { cluster: 'd', outcome: 'failed', error: 'connect ECONNREFUSED' },
       {
@@ -42,6 +42,7 @@ describe('recordBridgeMetrics', () => {
       BridgeFailures: 1,
       InvalidClusterRecords: 1,
       BridgeEvents: 5,
+      BridgeSkippedEvents: 2,
     });
   });
 });

@@ -119,6 +119,71 @@ describe('validateDaemonSetSpec', () => {
     ]);
   });
 
+  it.each([
+    ['nodeSelector', { nodeSelector: { zone: 1 } }],
+    ['nodeSelector', { nodeSelector: ['zone'] }],
+    ['tolerations', { tolerations: { a: 1 } }],
+    ['tolerations', { tolerations: ['a'] }],
+    [
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms',
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: 'x',
+            },
+          },
+        },
+      },
+    ],
+    [
+      'affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms',
+      {
+        affinity: {
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: 'x' },
+        },
+      },
+    ],
+  ])('refuses a %s of the wrong shape (%j)', (field, podSpec) => {
+    const ds = withSpec((d) => {
+      Object.assign(d.spec?.template.spec ?? {}, podSpec);
+    });
+    expect(validateDaemonSetSpec(ds)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^spec\\.template\\.spec\\.${field.replaceAll('.', '\\.')}: Invalid value: must be`
+        )
+      ),
+    ]);
+  });
+
+  it('finds no placement error in a template without a pod spec', () => {
+    const ds = withSpec((d) => {
+      if (d.spec) d.spec.template = { metadata: d.spec.template.metadata };
+    });
+    expect(validateDaemonSetSpec(ds)).toEqual([
+      'spec.template.spec.containers: Required value',
+    ]);
+  });
+
+  it('passes placement fields of the upstream shapes', () => {
+    const ds = withSpec((d) => {
+      Object.assign(d.spec?.template.spec ?? {}, {
+        nodeSelector: { zone: 'a' },
+        tolerations: [{ operator: 'Exists' }],
+        affinity: {
+          podAffinity: {},
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [] }],
+            },
+          },
+        },
+      });
+    });
+    expect(validateDaemonSetSpec(ds)).toEqual([]);
+  });
+
   it('lets an error that is not about the spec through (a bug here, not the user’s)', () => {
     const ds = withSpec((d) => {
       if (d.spec) d.spec.selector.matchExpressions = [null as never];

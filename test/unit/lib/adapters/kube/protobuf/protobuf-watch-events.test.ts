@@ -5,8 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
 import { MalformedProtobufError } from '#lib/adapters/kube/protobuf/proto-reader.js';
-import { protobufWatchEvents } from '#lib/adapters/kube/protobuf/protobuf-watch-events.js';
-import { ApiErrorReason, isApiError, mustRelist } from '#lib/errors.js';
+import {
+  MAX_FRAME_BYTES,
+  protobufWatchEvents,
+} from '#lib/adapters/kube/protobuf/protobuf-watch-events.js';
+import {
+  ApiErrorReason,
+  isApiError,
+  mustRelist,
+  UnreadableEventError,
+} from '#lib/errors.js';
 import type { ConnectionStats, WatchEvent } from '#lib/ports/index.js';
 import {
   bytesField,
@@ -113,8 +121,37 @@ describe('protobufWatchEvents', () => {
     expect(mustRelist(error)).toBe(true);
   });
 
-  it('refuses an object without the k8s magic', async () => {
+  it('refuses an object without the k8s magic as an unreadable event', async () => {
     const bad = watchFrame('ADDED', podProtobuf);
-    await expect(readAll(bad, 16)).rejects.toThrow(MalformedProtobufError);
+    const error = await readAll(bad, 16).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreadableEventError);
+    expect((error as Error).cause).toBeInstanceOf(MalformedProtobufError);
+  });
+
+  it('refuses a frame over the limit from its header, before its bytes', async () => {
+    // Prepare: a header announcing a frame one byte over the limit.
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(MAX_FRAME_BYTES + 1, 0);
+    // Act
+    const error = await readAll(header, 1).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(UnreadableEventError);
+    expect(MAX_FRAME_BYTES).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  it('decodes a large frame sent in many small chunks', async () => {
+    // Prepare: a pod with a 256-KiB annotation, in 1-KiB chunks.
+    const big = 'x'.repeat(256 * 1024);
+    const pod = bytesField(1, stringField(1, 'big'), mapEntry(12, 'a', big));
+    const frames = concat(
+      watchFrame('ADDED', wrapped('Pod', pod)),
+      watchFrame('ADDED', wrapped('Pod', podProtobuf))
+    );
+    // Act
+    const events = await readAll(frames, 1024);
+    // Assess
+    expect(events).toHaveLength(2);
+    expect(events[0]?.object.metadata?.annotations?.a).toHaveLength(big.length);
+    expect(events[1]?.object).toEqual(podKept);
   });
 });
