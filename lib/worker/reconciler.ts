@@ -3,8 +3,8 @@
  * keys → one `processKey` per distinct key (records of one key share one
  * sync: duplicate wake-ups coalesce), each with its own logger fields
  * (`daemonSet`, `reconcileId`, `messageId`) and measurements. Poison
- * messages — a malformed key, an unknown cluster — are logged, counted and
- * acknowledged; they would fail the same way forever.
+ * messages and keys of invalid cluster records are acknowledged
+ * (resolve-session.ts).
  *
  * A redelivered message (receive count > 1) means the attempt before died:
  * the visibility timeout outlasts the function timeout, so its writes have
@@ -16,7 +16,6 @@
  * message, which may have been dead-lettered after that last receive.
  */
 import { randomUUID } from 'node:crypto';
-import { PoisonMessageError, TerminalError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
 import { DAEMON_SET_FENCE_MS } from '../policy/fight-detection.js';
@@ -39,6 +38,7 @@ import { FightGuard } from './fight-guard.js';
 import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
+import { resolveSession } from './resolve-session.js';
 import { withSyncDeadline } from './sync-deadline.js';
 import {
   BatchSlots,
@@ -157,7 +157,7 @@ export class Reconciler {
       messageId: first.messageId,
       coalesced: records.length,
     });
-    const session = await this.#resolve(key, logger);
+    const session = await resolveSession(this.#o, key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync (seed 4212).
     await this.#noteRedelivery(key, records, logger);
@@ -275,26 +275,5 @@ export class Reconciler {
     }).finally(() => session.deps.events.flush?.());
     const { creates, deletes } = podControl;
     return { result, creates, deletes, started };
-  }
-
-  /** Returns the key's cluster session; poison is logged and undefined. */
-  async #resolve(key: string, logger: Logger) {
-    try {
-      const { cluster } = parseDaemonSetKey(key);
-      const session = await this.#o.sessions.get(cluster);
-      if (session === undefined) {
-        throw new PoisonMessageError(
-          `unknown cluster ${JSON.stringify(cluster)}`
-        );
-      }
-      return session;
-    } catch (e) {
-      if (!(e instanceof TerminalError)) throw e;
-      logger.error('dropping message', { error: toError(e).message });
-      this.#o.metrics.recordPoison(
-        e instanceof PoisonMessageError ? 'unknown-cluster' : 'malformed-key'
-      );
-      return undefined;
-    }
   }
 }

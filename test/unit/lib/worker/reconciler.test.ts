@@ -11,6 +11,7 @@ import {
   MemoryWorkQueue,
   memoryQueuePorts,
 } from '#lib/adapters/memory/memory-work-queue.js';
+import { InvalidClusterRecordError } from '#lib/cluster/record.js';
 import {
   ApiErrorReason,
   KubeApiError,
@@ -386,6 +387,38 @@ describe('Reconciler', () => {
       expect.stringContaining('unknown cluster "elsewhere"'),
     ]);
     expect(opened).toEqual(['elsewhere', CLUSTER]);
+  });
+
+  it('acknowledges a key whose cluster record is invalid, counts it, and looks again after a minute', async () => {
+    // Prepare: the registry holds a record that breaks its rules.
+    const invalid = new Reconciler({
+      ...options,
+      sessions: {
+        get: async (id) => {
+          throw new InvalidClusterRecordError(id, [
+            { field: 'endpoint', problem: 'must be an https URL' },
+          ]);
+        },
+        invalidate: async () => undefined,
+      },
+    });
+    const r = record(`${CLUSTER}/default/agent`);
+    const delays: number[] = [];
+    const addAfter = options.queue.addAfter.bind(options.queue);
+    options.queue.addAfter = async (key, delayMs) => {
+      delays.push(delayMs);
+      await addAfter(key, delayMs);
+    };
+    // Act
+    const settled = await Promise.allSettled([invalid.forBatch([r])(r)]);
+    // Assess
+    expect(settled[0]?.status).toBe('fulfilled');
+    expect(metrics.invalidRecords).toEqual([CLUSTER]);
+    expect(delays).toEqual([60_000]);
+    expect(metrics.syncs).toBe(0);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster record invalid; key requeued'
+    );
   });
 
   it('drops the expectations of a dead attempt when a message is redelivered', async () => {
