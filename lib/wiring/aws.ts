@@ -19,6 +19,7 @@ import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-sto
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
+import { withRequestSignal } from '../adapters/kube/request-signal.js';
 import { MemorySlowStartMemory } from '../adapters/memory/memory-slow-start-memory.js';
 import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
@@ -116,6 +117,7 @@ export const createAwsWiring = (
       maxSyncsPerCluster: config.reconcilePerCluster,
       budget,
       expectationsWaitMs: EXPECTATIONS_WAIT_MS,
+      requestScope: withRequestSignal,
     }),
     bridge: {
       registry,

@@ -27,6 +27,7 @@ import type {
   MetricsSink,
   OwnershipStore,
   RequestBudget,
+  RequestScope,
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
@@ -39,7 +40,7 @@ import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { resolveSession } from './resolve-session.js';
-import { withSyncDeadline } from './sync-deadline.js';
+import { deadlineSignal, withSyncDeadline } from './sync-deadline.js';
 import {
   BatchSlots,
   MAX_PARALLEL_SYNCS,
@@ -85,6 +86,8 @@ export interface ReconcilerOptions {
   budget?: Pick<RequestBudget, 'takeUsage'>;
   /** How long a sync waits for unmet expectations (patient-expectations.ts). */
   expectationsWaitMs?: number;
+  /** Bounds each sync's Kubernetes requests by its deadline's signal. */
+  requestScope?: RequestScope;
 }
 
 /** What one sync did. */
@@ -128,11 +131,12 @@ export class Reconciler {
     const slots = new BatchSlots(
       this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS
     );
+    const signal = deadlineSignal(deadlineMs, this.#o.clock);
     return (record) => {
       let run = runs.get(record.body);
       if (run === undefined) {
         const records = byKey.get(record.body) ?? [record];
-        run = slots.run(() => this.#reconcile(records, deadlineMs));
+        run = slots.run(() => this.#reconcile(records, deadlineMs, signal));
         runs.set(record.body, run);
       }
       return run;
@@ -146,7 +150,8 @@ export class Reconciler {
    */
   async #reconcile(
     records: readonly QueuedKey[],
-    deadlineMs: number
+    deadlineMs: number,
+    signal: AbortSignal | undefined
   ): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
@@ -177,7 +182,7 @@ export class Reconciler {
     }
     let synced: SyncRun;
     try {
-      synced = await this.#sync(key, session, logger, deadlineMs);
+      synced = await this.#sync(key, session, logger, deadlineMs, signal);
     } finally {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
     }
@@ -237,42 +242,50 @@ export class Reconciler {
     key: string,
     session: ClusterSession,
     logger: Logger,
-    deadlineMs: number
+    deadlineMs: number,
+    signal: AbortSignal | undefined
   ): Promise<SyncRun> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
-    const result = await processKey(key, {
-      ledger: this.#o.ledger,
-      queue: this.#o.queue,
-      logger,
-      sync: async (k, seen, readLatest) => {
-        // A dead attempt's expectations wait for writes that never come
-        // (seeds 4212, 120400); this sync's quorum reads see its writes.
-        if (readLatest) await guarded.expectations.deleteExpectations(k);
-        return syncDaemonSet(k, {
-          ...guarded,
-          // `seen` asks for the latest state when the key's expectations
-          // were dropped (processKey merges the ledger's readLatest in).
-          reader: new SyncSnapshotReader(guarded.reader, seen, () =>
-            this.#o.ledger.seenOf(k)
-          ),
-          podControl,
-          logger,
-          expectations: withPatience(guarded.expectations, {
-            // Without a watching bridge nothing lowers them meanwhile.
-            waitMs:
-              session.record.bridgeMode === 'watch'
-                ? (this.#o.expectationsWaitMs ?? 0)
-                : 0,
-            deadlineMs,
-            clock: this.#o.clock,
-          }),
-          noteOwnPods: notingOwnPods(this.#o.queue, k),
-          readLatestNext: () => this.#o.ledger.requireLatest(k),
-        });
-      },
-    }).finally(() => session.deps.events.flush?.());
+    const run = () =>
+      processKey(key, {
+        ledger: this.#o.ledger,
+        queue: this.#o.queue,
+        logger,
+        sync: async (k, seen, readLatest) => {
+          // A dead attempt's expectations wait for writes that never come
+          // (seeds 4212, 120400); this sync's quorum reads see its writes.
+          if (readLatest) await guarded.expectations.deleteExpectations(k);
+          return syncDaemonSet(k, {
+            ...guarded,
+            // `seen` asks for the latest state when the key's expectations
+            // were dropped (processKey merges the ledger's readLatest in).
+            reader: new SyncSnapshotReader(guarded.reader, seen, () =>
+              this.#o.ledger.seenOf(k)
+            ),
+            podControl,
+            logger,
+            expectations: withPatience(guarded.expectations, {
+              // Without a watching bridge nothing lowers them meanwhile.
+              waitMs:
+                session.record.bridgeMode === 'watch'
+                  ? (this.#o.expectationsWaitMs ?? 0)
+                  : 0,
+              deadlineMs,
+              clock: this.#o.clock,
+            }),
+            noteOwnPods: notingOwnPods(this.#o.queue, k),
+            readLatestNext: () => this.#o.ledger.requireLatest(k),
+          });
+        },
+      });
+    const { requestScope } = this.#o;
+    // Requests under way at the deadline are aborted; so is the flush.
+    const result = await (signal && requestScope
+      ? requestScope(signal, run)
+      : run()
+    ).finally(() => session.deps.events.flush?.(signal));
     const { creates, deletes } = podControl;
     return { result, creates, deletes, started };
   }

@@ -6,22 +6,32 @@
  * with the whole batch after the visibility timeout, and driven toward the
  * DLQ with the healthy keys it shared the batch with.
  *
- * A call already under way finishes: a budget wait of at most 10 s and
- * one request, which the reconcile handler's margin (15 s) is sized for;
- * expectations stay right because a refused create or delete fails like
- * any other (syncNodes lowers them).
+ * A Kubernetes request under way is aborted at the deadline (the sync runs
+ * in a request scope bound to deadlineSignal), and the Event flush after
+ * the sync stops there; what may still run past it is what the reconcile
+ * handler's margin is sized for (lib/policy/time-limits.ts). Expectations
+ * stay right because a refused or aborted create or delete fails like any
+ * other (syncNodes lowers them; an aborted one may have landed, so the
+ * key's next sync reads the latest state).
  */
-import { ReconcilerError } from '../errors.js';
+import { SyncDeadlineError } from '../errors.js';
 import type { Clock } from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
 
-/** The sync passed its deadline; retried like any failed sync. */
-export class SyncDeadlineError extends ReconcilerError {
-  constructor(what: string) {
-    super(`sync deadline passed before ${what}; the key is requeued`);
-    this.name = 'SyncDeadlineError';
-  }
-}
+export { SyncDeadlineError };
+
+/**
+ * Returns a signal that aborts at `deadlineMs` (none without a deadline):
+ * the sync's requests under way then are aborted, and its Event flush
+ * stops.
+ */
+export const deadlineSignal = (
+  deadlineMs: number,
+  clock: Clock
+): AbortSignal | undefined =>
+  Number.isFinite(deadlineMs)
+    ? AbortSignal.timeout(Math.max(0, deadlineMs - clock.now()))
+    : undefined;
 
 /**
  * Returns `port` with every method refusing to start (a rejected promise

@@ -62,14 +62,24 @@ class StaleSocketError extends Error {
 }
 
 /**
+ * A request's options: `timeout` bounds the socket's silence,
+ * `totalTimeoutMs` the whole exchange, however steadily the answer comes.
+ */
+export type ExchangeOptions = https.RequestOptions & {
+  timeout: number;
+  totalTimeoutMs?: number;
+};
+
+/**
  * Returns the answer to one request; a failure to get one (network, TLS,
- * timeout, a bad gzip body) rejects with KubeApiError naming `what`. A
- * request lost to a stale kept-alive socket is sent once more.
+ * timeout, a bad gzip body, `signal` aborted) rejects with KubeApiError
+ * naming `what`. A request lost to a stale kept-alive socket is sent once
+ * more.
  */
 export const httpsExchange = async (
   what: string,
   url: URL,
-  options: https.RequestOptions & { timeout: number },
+  options: ExchangeOptions,
   body: string | undefined,
   stats: ConnectionStats
 ): Promise<HttpsAnswer> => {
@@ -87,7 +97,7 @@ export const httpsExchange = async (
 const exchangeOnce = (
   what: string,
   url: URL,
-  options: https.RequestOptions & { timeout: number },
+  { totalTimeoutMs, ...options }: ExchangeOptions,
   body: string | undefined,
   stats: ConnectionStats
 ): Promise<HttpsAnswer> =>
@@ -124,6 +134,17 @@ const exchangeOnce = (
     req.on('timeout', () =>
       req.destroy(new Error(`timed out after ${options.timeout} ms`))
     );
+    const total =
+      totalTimeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              req.destroy(
+                new Error(`no whole answer within ${totalTimeoutMs} ms`)
+              ),
+            totalTimeoutMs
+          );
+    req.once('close', () => clearTimeout(total));
     req.on('error', (e: NodeJS.ErrnoException) => {
       const error = apiErrorFromNetwork(what, e);
       const stale =

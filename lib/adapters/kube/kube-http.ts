@@ -7,8 +7,9 @@
  */
 
 import https from 'node:https';
-import { toError } from '../../errors.js';
+import { SyncDeadlineError, toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
+import { KUBE_REQUEST_TIMEOUT_MS } from '../../policy/time-limits.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import { type ClusterAccess, verifiedServer } from './cluster-access.js';
 import { httpsExchange, openStream } from './https-exchange.js';
@@ -29,6 +30,7 @@ import {
   PROTOBUF_WATCH_MEDIA_TYPE,
   protobufWatchEvents,
 } from './protobuf/protobuf-watch-events.js';
+import { requestSignal } from './request-signal.js';
 import { watchEvents } from './watch-events.js';
 
 /** Raw JSON requests against the current context of a KubeConfig. */
@@ -42,6 +44,7 @@ export class KubeHttp {
   readonly #kubeConfig: ClusterAccess;
   readonly #server: URL;
   readonly #timeoutMs: number;
+  readonly #totalTimeoutMs: number;
   readonly #beforeRequest: (() => Promise<void>) | undefined;
   readonly #afterResponse: ((answer: ApiAnswer) => void) | undefined;
   readonly #userAgent: string;
@@ -50,13 +53,17 @@ export class KubeHttp {
   constructor({
     kubeConfig,
     timeoutMs = 30_000,
+    totalTimeoutMs = KUBE_REQUEST_TIMEOUT_MS,
     beforeRequest,
     afterResponse,
     userAgent = USER_AGENT,
   }: {
     /** clusterAccessFor's, or a client-node KubeConfig. */
     kubeConfig: ClusterAccess;
+    /** A socket silent this long fails the request. */
     timeoutMs?: number;
+    /** A request not answered whole within this fails, however busy. */
+    totalTimeoutMs?: number;
     /** Awaited before every request and watch (the cluster's API budget). */
     beforeRequest?: () => Promise<void>;
     /** Told every answer, a watch's opening one (the API budget adapts). */
@@ -67,6 +74,7 @@ export class KubeHttp {
     this.#kubeConfig = kubeConfig;
     this.#server = verifiedServer(kubeConfig);
     this.#timeoutMs = timeoutMs;
+    this.#totalTimeoutMs = totalTimeoutMs;
     this.#beforeRequest = beforeRequest;
     this.#afterResponse = afterResponse;
     this.#userAgent = userAgent;
@@ -155,7 +163,12 @@ export class KubeHttp {
     for (const [k, v] of Object.entries(options.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
+    // The deadline of the work this request is for (a sync's), if any.
+    const deadline = requestSignal();
+    if (deadline?.aborted) throw new SyncDeadlineError(what);
     await this.#beforeRequest?.();
+    // A budget wait begun before the deadline may end after it.
+    if (deadline?.aborted) throw new SyncDeadlineError(what);
     const base = await this.#options();
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
@@ -174,10 +187,23 @@ export class KubeHttp {
     const answer = await httpsExchange(
       what,
       url,
-      { ...base, method, headers, timeout: this.#timeoutMs },
+      {
+        ...base,
+        method,
+        headers,
+        timeout: this.#timeoutMs,
+        totalTimeoutMs: this.#totalTimeoutMs,
+        ...(deadline ? { signal: deadline } : {}),
+      },
       options.body,
       this.stats
-    );
+    ).catch((e: unknown) => {
+      // Not the cluster's failure: the breaker must not open for it.
+      if (deadline?.aborted) {
+        throw new SyncDeadlineError(what, { unanswered: true });
+      }
+      throw e;
+    });
     const { status, body, contentType, retryAfter, latencyMs } = answer;
     const error =
       status < 200 || status > 299

@@ -770,6 +770,39 @@ describe('Reconciler', () => {
     ).toBe(true);
   });
 
+  it('runs each sync under a signal that aborts at the batch deadline, and bounds its Event flush by it', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const session = (await options.sessions.get(CLUSTER)) as ClusterSession;
+    const flushed: (AbortSignal | undefined)[] = [];
+    const events = {
+      record: async () => undefined,
+      flush: async (signal?: AbortSignal) => {
+        flushed.push(signal);
+      },
+    };
+    const scoped: AbortSignal[] = [];
+    const bounded = new Reconciler({
+      ...options,
+      sessions: {
+        get: async () => ({ ...session, deps: { ...session.deps, events } }),
+        invalidate: async () => undefined,
+      },
+      requestScope: (signal, work) => {
+        scoped.push(signal);
+        return work();
+      },
+    });
+    const r = record(keyOf(ds));
+    // Act
+    await bounded.forBatch([r], h.clock.now() + 200)(r);
+    // Assess
+    expect(h.cluster.created).toHaveLength(3);
+    expect(scoped).toHaveLength(1);
+    expect(flushed).toEqual([scoped[0]]);
+    await vi.waitFor(() => expect(scoped[0]?.aborted).toBe(true));
+  });
+
   it('runs a sync without a deadline to the end', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
