@@ -10,7 +10,12 @@ import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { toError } from '../../errors.js';
 import type { ConnectionStats } from '../../ports/index.js';
-import { apiErrorFromNetwork } from './kube-errors.js';
+import {
+  apiErrorFromNetwork,
+  apiErrorFromResponse,
+  errorText,
+} from './kube-errors.js';
+import type { RequestOptions } from './kube-http-types.js';
 
 /**
  * Returns a stopwatch of `req` that starts when the request can go out: a
@@ -30,6 +35,41 @@ export const serverStopwatch = (req: http.ClientRequest): (() => number) => {
   return () => performance.now() - startedAt;
 };
 
+/** Returns `path` on `server` with the query's defined parameters. */
+export const urlWithQuery = (
+  server: URL,
+  path: string,
+  query: Record<string, string | number | boolean | undefined> = {}
+): URL => {
+  const url = new URL(path, server);
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  return url;
+};
+
+/** Returns the headers of one request: JSON (or `accept`), gzip, the body's type and length. */
+export const requestHeaders = (
+  base: https.RequestOptions,
+  options: RequestOptions,
+  userAgent: string
+): Record<string, string> => {
+  const headers: Record<string, string> = {
+    ...(base.headers as Record<string, string>),
+    Accept: options.accept ?? 'application/json',
+    // The API server compresses answers over 128 KiB (big lists) when asked.
+    'Accept-Encoding': 'gzip',
+    'User-Agent': userAgent,
+  };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = options.contentType ?? 'application/json';
+    // Else Node sends it chunked; the API server ignores a chunked DELETE
+    // body and leaves its bytes to spoil the keep-alive connection.
+    headers['Content-Length'] = String(Buffer.byteLength(options.body));
+  }
+  return headers;
+};
+
 /** What came back. */
 export interface HttpsAnswer {
   status: number;
@@ -41,6 +81,22 @@ export interface HttpsAnswer {
   /** From sending the request to the answer's headers. */
   latencyMs: number;
 }
+
+/** Returns the API error a non-2xx answer carries (none for a 2xx). */
+export const answerError = (
+  what: string,
+  method: string,
+  { status, body, contentType, retryAfter }: HttpsAnswer
+) =>
+  status < 200 || status > 299
+    ? apiErrorFromResponse(
+        what,
+        status,
+        errorText(what, contentType, body),
+        retryAfter,
+        method
+      )
+    : undefined;
 
 /**
  * Returns whether a request that got no answer failed on a kept-alive

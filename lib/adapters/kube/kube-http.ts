@@ -7,18 +7,19 @@
  */
 
 import https from 'node:https';
-import { SyncDeadlineError, toError } from '../../errors.js';
+import { toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
 import { KUBE_REQUEST_TIMEOUT_MS } from '../../policy/time-limits.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import { type ClusterAccess, verifiedServer } from './cluster-access.js';
-import { httpsExchange, openStream } from './https-exchange.js';
 import {
-  apiErrorFromNetwork,
-  apiErrorFromResponse,
-  apiErrorFromStream,
-  errorText,
-} from './kube-errors.js';
+  answerError,
+  httpsExchange,
+  openStream,
+  requestHeaders,
+  urlWithQuery,
+} from './https-exchange.js';
+import { apiErrorFromNetwork, apiErrorFromStream } from './kube-errors.js';
 import type { ApiAnswer, Method, RequestOptions } from './kube-http-types.js';
 import type { MessageSchema } from './protobuf/message-schema.js';
 import {
@@ -30,7 +31,7 @@ import {
   PROTOBUF_WATCH_MEDIA_TYPE,
   protobufWatchEvents,
 } from './protobuf/protobuf-watch-events.js';
-import { requestSignal } from './request-signal.js';
+import { underDeadline } from './request-signal.js';
 import { watchEvents } from './watch-events.js';
 
 /** Raw JSON requests against the current context of a KubeConfig. */
@@ -159,62 +160,31 @@ export class KubeHttp {
     path: string,
     options: RequestOptions
   ): Promise<{ body: Buffer; contentType: string }> {
-    const url = new URL(path, this.#server);
-    for (const [k, v] of Object.entries(options.query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
-    // The deadline of the work this request is for (a sync's), if any.
-    const deadline = requestSignal();
-    if (deadline?.aborted) throw new SyncDeadlineError(what);
-    await this.#beforeRequest?.();
-    // A budget wait begun before the deadline may end after it.
-    if (deadline?.aborted) throw new SyncDeadlineError(what);
-    const base = await this.#options();
-    const headers: Record<string, string> = {
-      ...(base.headers as Record<string, string>),
-      Accept: options.accept ?? 'application/json',
-      // The API server compresses answers over 128 KiB (big lists) when asked.
-      'Accept-Encoding': 'gzip',
-      'User-Agent': this.#userAgent,
-    };
-    if (options.body !== undefined) {
-      headers['Content-Type'] = options.contentType ?? 'application/json';
-      // Else Node sends it chunked; the API server ignores a chunked DELETE
-      // body and leaves its bytes to spoil the keep-alive connection.
-      headers['Content-Length'] = String(Buffer.byteLength(options.body));
-    }
-    this.stats.requests++;
-    const answer = await httpsExchange(
+    const url = urlWithQuery(this.#server, path, options.query);
+    const answer = await underDeadline(
       what,
-      url,
-      {
-        ...base,
-        method,
-        headers,
-        timeout: this.#timeoutMs,
-        totalTimeoutMs: this.#totalTimeoutMs,
-        ...(deadline ? { signal: deadline } : {}),
-      },
-      options.body,
-      this.stats
-    ).catch((e: unknown) => {
-      // Not the cluster's failure: the breaker must not open for it.
-      if (deadline?.aborted) {
-        throw new SyncDeadlineError(what, { unanswered: true });
+      this.#beforeRequest,
+      async (signal) => {
+        const base = await this.#options();
+        this.stats.requests++;
+        return httpsExchange(
+          what,
+          url,
+          {
+            ...base,
+            method,
+            headers: requestHeaders(base, options, this.#userAgent),
+            timeout: this.#timeoutMs,
+            totalTimeoutMs: this.#totalTimeoutMs,
+            ...(signal ? { signal } : {}),
+          },
+          options.body,
+          this.stats
+        );
       }
-      throw e;
-    });
-    const { status, body, contentType, retryAfter, latencyMs } = answer;
-    const error =
-      status < 200 || status > 299
-        ? apiErrorFromResponse(
-            what,
-            status,
-            errorText(what, contentType, body),
-            retryAfter,
-            method
-          )
-        : undefined;
+    );
+    const { body, contentType, latencyMs } = answer;
+    const error = answerError(what, method, answer);
     this.#afterResponse?.(error ? { latencyMs, error } : { latencyMs });
     if (error) throw error;
     return { body, contentType };
@@ -234,10 +204,7 @@ export class KubeHttp {
     signal?: AbortSignal,
     protobuf?: MessageSchema
   ): AsyncGenerator<WatchEvent<T>> {
-    const url = new URL(path, this.#server);
-    for (const [k, v] of Object.entries({ ...query, watch: true })) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
+    const url = urlWithQuery(this.#server, path, { ...query, watch: true });
     await this.#beforeRequest?.();
     const base = await this.#options();
     this.stats.requests++;
