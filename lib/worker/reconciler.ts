@@ -16,9 +16,7 @@
  * message, which may have been dead-lettered after that last receive.
  */
 import { randomUUID } from 'node:crypto';
-import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
-import { DAEMON_SET_FENCE_MS } from '../policy/fight-detection.js';
 import type {
   Clock,
   ClusterHealthStore,
@@ -36,14 +34,21 @@ import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
+import { noteRedelivery, skipIfFenced } from './key-guards.js';
 import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { resolveSession } from './resolve-session.js';
-import { deadlineSignal, withSyncDeadline } from './sync-deadline.js';
+import {
+  deadlineSignal,
+  requeueIfLate,
+  withSyncDeadline,
+} from './sync-deadline.js';
 import {
   BatchSlots,
+  clusterOf,
   MAX_PARALLEL_SYNCS,
+  SlotWaits,
   takeClusterSlot,
 } from './sync-slots.js';
 import { notingOwnPods, SyncSnapshotReader } from './sync-snapshot-reader.js';
@@ -104,6 +109,7 @@ export class Reconciler {
 
   readonly #fights: FightGuard;
   readonly #breaker: ClusterBreaker;
+  readonly #slotWaits = new SlotWaits();
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -127,16 +133,26 @@ export class Reconciler {
     const byKey = new Map<string, QueuedKey[]>();
     for (const r of records)
       byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
-    const runs = new Map<string, Promise<void>>();
     const slots = new BatchSlots(
       this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS
     );
     const signal = deadlineSignal(deadlineMs, this.#o.clock);
+    const start = (body: string, records: readonly QueuedKey[]) => {
+      const run = slots.run(clusterOf(body), () =>
+        this.#reconcile(records, deadlineMs, signal)
+      );
+      // Each record's handler reports the outcome.
+      run.catch(() => undefined);
+      return run;
+    };
+    // Every key is queued at once, so the slots weigh the batch's clusters.
+    const runs = new Map(
+      [...byKey].map(([body, rs]) => [body, start(body, rs)] as const)
+    );
     return (record) => {
       let run = runs.get(record.body);
       if (run === undefined) {
-        const records = byKey.get(record.body) ?? [record];
-        run = slots.run(() => this.#reconcile(records, deadlineMs, signal));
+        run = start(record.body, [record]);
         runs.set(record.body, run);
       }
       return run;
@@ -165,9 +181,10 @@ export class Reconciler {
     const session = await resolveSession(this.#o, key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync (seed 4212).
-    await this.#noteRedelivery(key, records, logger);
+    await noteRedelivery(this.#o.ledger, key, records, logger);
+    if (await requeueIfLate(this.#o, key, deadlineMs, logger)) return;
     const cluster = session.record.id;
-    if (await this.#skipIfFenced(key, logger)) return;
+    if (await skipIfFenced(this.#o, this.#fights, key, logger)) return;
     const admitted = await this.#breaker.admit(
       key,
       session,
@@ -176,7 +193,14 @@ export class Reconciler {
     );
     if (admitted === false) return;
     if (
-      !(await takeClusterSlot(this.#o, key, reconcileId, deadlineMs, logger))
+      !(await takeClusterSlot(
+        this.#o,
+        key,
+        reconcileId,
+        deadlineMs,
+        logger,
+        this.#slotWaits
+      ))
     ) {
       return;
     }
@@ -192,49 +216,6 @@ export class Reconciler {
     await this.#fights.inspect(key, read, session.deps.events, logger);
     const run = { cluster, records, started, result };
     reportSync(this.#o, run, { creates, deletes, logger });
-  }
-
-  /**
-   * Returns whether the key's cluster or DaemonSet is fenced (then nothing
-   * is done). A fenced cluster's keys stay marked queued (no invocation per
-   * event of the other controller; an unfence queues them anew). A fenced
-   * DaemonSet is looked at again when its fence ends.
-   */
-  async #skipIfFenced(key: string, logger: Logger): Promise<boolean> {
-    const fence = await this.#fights.fenced(key);
-    if (fence === undefined) return false;
-    const { cluster } = parseDaemonSetKey(key);
-    logger.error(
-      `${fence.scope === 'cluster' ? 'cluster' : 'DaemonSet'} fenced: not acting (another controller is active)`,
-      { cluster, reason: fence.reason }
-    );
-    if (fence.scope === 'daemonSet') {
-      const { clock, ledger, queue } = this.#o;
-      await ledger.beginSync(key);
-      await queue.addAfter(
-        key,
-        Math.max(1_000, fence.fencedAtMs + DAEMON_SET_FENCE_MS - clock.now())
-      );
-    }
-    return true;
-  }
-
-  /**
-   * Notes that an attempt of the key died (see the header): its
-   * expectations are dropped by the key's next sync, whichever message
-   * carries it (this attempt may requeue the key without a sync, its sync
-   * may fail, or it may die too).
-   */
-  async #noteRedelivery(
-    key: string,
-    records: readonly QueuedKey[],
-    logger: Logger
-  ): Promise<void> {
-    if (!records.some((r) => r.receiveCount > 1)) return;
-    logger.warn(
-      'redelivered: the previous attempt died; dropping its expectations'
-    );
-    await this.#o.ledger.requireLatest(key);
   }
 
   /** Runs one processKey over the session's ports, counting pod writes. */

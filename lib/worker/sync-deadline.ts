@@ -15,7 +15,13 @@
  * key's next sync reads the latest state).
  */
 import { SyncDeadlineError } from '../errors.js';
-import type { Clock } from '../ports/index.js';
+import { TIMER_SLACK_MS } from '../policy/timer-message.js';
+import type {
+  Clock,
+  Logger,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
 
 export { SyncDeadlineError };
@@ -71,4 +77,33 @@ export const withSyncDeadline = <D extends Omit<SyncDeps, 'logger'>>(
     statusWriter: guard(deps.statusWriter, 'statusWriter'),
     // Events stay: recording is best effort and never throws.
   };
+};
+
+/**
+ * A key whose sync would start with less than this left before its
+ * deadline is requeued instead: cut short, the sync would count a failure
+ * and grow the key's backoff for the batch's lateness, not its own.
+ */
+export const MIN_SYNC_TIME_MS = 5_000;
+
+/**
+ * Requeues the key at once without a sync and without counting a failure
+ * when too little time is left before `deadlineMs`; returns whether it did.
+ */
+export const requeueIfLate = async (
+  o: { clock: Clock; ledger: WorkQueueLedger; queue: WorkQueue },
+  key: string,
+  deadlineMs: number,
+  logger: Logger
+): Promise<boolean> => {
+  const leftMs = deadlineMs - o.clock.now();
+  if (leftMs >= MIN_SYNC_TIME_MS) return false;
+  // Cleared first, or the timer's add would coalesce into nothing.
+  await o.ledger.beginSync(key);
+  await o.queue.addAfter(key, TIMER_SLACK_MS);
+  logger.warn('too little time left before the sync deadline; key requeued', {
+    leftMs,
+    retryAfterMs: TIMER_SLACK_MS,
+  });
+  return true;
 };

@@ -795,12 +795,33 @@ describe('Reconciler', () => {
     });
     const r = record(keyOf(ds));
     // Act
-    await bounded.forBatch([r], h.clock.now() + 200)(r);
-    // Assess
+    await bounded.forBatch([r], h.clock.now() + 30_000)(r);
+    // Assess: the signal itself is deadlineSignal's (sync-deadline.test.ts).
     expect(h.cluster.created).toHaveLength(3);
     expect(scoped).toHaveLength(1);
+    expect(scoped[0]?.aborted).toBe(false);
     expect(flushed).toEqual([scoped[0]]);
-    await vi.waitFor(() => expect(scoped[0]?.aborted).toBe(true));
+  });
+
+  it('requeues a key whose batch slot comes too close to the deadline, without a sync or a failure counted', async () => {
+    // Prepare: 3 s left when the key's turn comes.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const r = record(keyOf(ds));
+    const reads = h.cluster.reads;
+    // Act
+    await reconciler.forBatch([r], h.clock.now() + 3_000)(r);
+    // Assess
+    expect(h.cluster.reads).toBe(reads);
+    expect(metrics.syncs).toBe(0);
+    expect((await options.ledger.beginSync(keyOf(ds))).failures).toBe(0);
+    expect(queue.numRequeues(keyOf(ds))).toBe(0);
+    expect(
+      h.logger.lines.find(
+        (l) =>
+          l.message ===
+          'too little time left before the sync deadline; key requeued'
+      )?.fields
+    ).toMatchObject({ leftMs: 3_000, retryAfterMs: 1_000 });
   });
 
   it('runs a sync without a deadline to the end', async () => {
