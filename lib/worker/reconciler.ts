@@ -202,6 +202,8 @@ export class Reconciler {
         this.#slotWaits
       ))
     ) {
+      // A probe that never ran frees its claim for the cluster's next key.
+      await this.#breaker.abandon(cluster, admitted);
       return;
     }
     let synced: SyncRun;

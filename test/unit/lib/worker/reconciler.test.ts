@@ -905,6 +905,29 @@ describe('Reconciler', () => {
     expect(await health.get(CLUSTER)).toBeUndefined();
   });
 
+  it('frees a half-open probe’s claim when the probing key then finds its cluster’s share of reconcilers taken, so the next key probes at once', async () => {
+    // Prepare: the backoff ran out; another reconciler holds the share.
+    const { a, b } = twoDaemonSets(h);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
+    h.clock.step(1_001);
+    const slots = new MemoryClusterSyncSlots({ clock: h.clock });
+    const deadlineMs = h.clock.now() + 45_000;
+    await slots.acquire(CLUSTER, 'elsewhere', 1, deadlineMs);
+    const shared = new Reconciler({ ...options, slots, maxSyncsPerCluster: 1 });
+    await shared.forBatch([record(keyOf(a))], deadlineMs)(record(keyOf(a)));
+    await slots.release(CLUSTER, 'elsewhere');
+    // Act: b comes long before a's deadline.
+    await shared.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
+    // Assess: b probed and synced; its success closed the breaker.
+    expect(h.logger.lines.map((l) => l.message)).not.toContain(
+      'cluster backed off; key requeued without a call'
+    );
+    expect(
+      h.cluster.created.filter((p) => p.metadata?.namespace === 'b')
+    ).toHaveLength(3);
+    expect(await health.get(CLUSTER)).toBeUndefined();
+  });
+
   it('sends a half-open cluster that does not answer its probe in time back to backoff, without a sync', async () => {
     // Prepare: the backoff ran out; the API server now accepts and hangs.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
