@@ -315,6 +315,55 @@ describe('Reconciler', () => {
     ).toBe(10);
   });
 
+  it('starts a key of another cluster before a fourth key of a slow cluster in the same batch', async () => {
+    // Prepare: four DaemonSets of the slow cluster, one of cluster "other"
+    // (the same fake API server); every node list waits until released.
+    const slow = Array.from({ length: 4 }, (_, i) =>
+      addDaemonSet(h, newDaemonSet(`a${i}`))
+    );
+    const session = (await options.sessions.get(CLUSTER)) as ClusterSession;
+    const started: string[] = [];
+    const hold: (() => void)[] = [];
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    const readerOf = (cluster: string) =>
+      new Proxy(h.cluster, {
+        get: (target, prop) =>
+          prop === 'listNodes'
+            ? async () => {
+                started.push(cluster);
+                await new Promise<void>((r) => hold.push(r));
+                return listNodes();
+              }
+            : Reflect.get(target, prop),
+      });
+    const fair = new Reconciler({
+      ...options,
+      sessions: {
+        get: async (id) => ({
+          ...session,
+          record: { ...session.record, id },
+          deps: { ...session.deps, reader: readerOf(id) },
+        }),
+        invalidate: async () => undefined,
+      },
+    });
+    const records = [
+      ...slow.map((ds) => record(keyOf(ds))),
+      record('other/default/a0'),
+    ];
+    // Act
+    const handle = fair.forBatch(records);
+    const all = Promise.all(records.map((r) => handle(r)));
+    await vi.waitFor(() => expect(started).toHaveLength(4));
+    const firstFour = [...started];
+    const release = setInterval(() => hold.shift()?.(), 1);
+    await all;
+    clearInterval(release);
+    // Assess
+    expect(firstFour.filter((c) => c === 'other')).toHaveLength(1);
+    expect(started).toHaveLength(5);
+  });
+
   it('holds a cluster to its share of reconcilers: a key beyond it waits without a call, and gets a slot once one is free', async () => {
     // Prepare: a share of one; the first key's sync hangs on a read.
     const slots = new MemoryClusterSyncSlots({ clock: h.clock });
