@@ -111,9 +111,30 @@ export class KubeApiError extends ReconcilerError {
  * (4xx) was not applied.
  */
 export const mayHaveBeenApplied = (e: unknown): boolean =>
-  e instanceof KubeApiError &&
-  (e.reason === ApiErrorReason.Unreachable ||
-    e.reason === ApiErrorReason.ServerError);
+  (e instanceof KubeApiError &&
+    (e.reason === ApiErrorReason.Unreachable ||
+      e.reason === ApiErrorReason.ServerError)) ||
+  (e instanceof SyncDeadlineError && e.unanswered);
+
+/**
+ * A sync passed its deadline: a call refused before it started, or a
+ * request aborted while under way (`unanswered`: it went out, and a write
+ * may have been applied). Retried like any failed sync; never the
+ * cluster's fault, so the breaker ignores it.
+ */
+export class SyncDeadlineError extends ReconcilerError {
+  readonly unanswered: boolean;
+
+  constructor(what: string, options: { unanswered?: boolean } = {}) {
+    super(
+      options.unanswered
+        ? `sync deadline passed during ${what}; the key is requeued`
+        : `sync deadline passed before ${what}; the key is requeued`
+    );
+    this.name = 'SyncDeadlineError';
+    this.unanswered = options.unanswered ?? false;
+  }
+}
 
 /** Returns whether `e` is an API error with the given reason. */
 export const isApiError = (e: unknown, reason: ApiErrorReason): boolean =>

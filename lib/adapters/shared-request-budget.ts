@@ -23,6 +23,7 @@ import {
   claimSize,
   takeTokens,
 } from '../policy/request-budget.js';
+import { MAX_BUDGET_WAIT_MS } from '../policy/time-limits.js';
 import type {
   ApiBudget,
   ApiSignal,
@@ -32,13 +33,8 @@ import type {
 } from '../ports/index.js';
 import { sleep } from './system-clock.js';
 
-/**
- * The longest one request waits for a token: a busy cluster's sync then
- * fails and backs off instead of holding a reconciler asleep. Below the
- * reconcile handler's 15-s margin, so a call started just before a sync's
- * deadline still ends inside the function's timeout.
- */
-export const MAX_BUDGET_WAIT_MS = 10_000;
+/** The longest one request waits for a token (lib/policy/time-limits.ts). */
+export { MAX_BUDGET_WAIT_MS };
 /** The least time between a container's writes prompted by congestion. */
 export const FOLD_SPAN_MS = 100;
 

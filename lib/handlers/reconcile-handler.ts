@@ -10,6 +10,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSRecord } from 'aws-lambda';
 import { ReconcilerError } from '../errors.js';
+import { SYNC_DEADLINE_MARGIN_MS } from '../policy/time-limits.js';
 import type { MessageLeases } from '../ports/index.js';
 import type { QueuedKey, Reconciler } from '../worker/reconciler.js';
 import { createSqsBatchHandler } from './sqs-batch-handler.js';
@@ -24,11 +25,11 @@ export const toQueuedKey = (record: SQSRecord): QueuedKey => ({
 
 /**
  * Time kept back from the invocation's remaining time when a batch's syncs
- * get their deadline (at most a quarter of it): a call already under way
- * may still take that long, and the records' outcomes must be settled
- * before the function times out.
+ * get their deadline (at most a quarter of it): what may still run past it
+ * (lib/policy/time-limits.ts), so the records' outcomes are settled before
+ * the function times out.
  */
-export const SYNC_DEADLINE_MARGIN_MS = 15_000;
+export { SYNC_DEADLINE_MARGIN_MS };
 
 /** Returns the deadline of a batch's syncs, `remainingMs` before timeout. */
 export const syncDeadlineMs = (nowMs: number, remainingMs: number): number =>

@@ -142,6 +142,11 @@ export interface MetricsSink {
   recordCheckpointAges(ages: readonly CheckpointAge[]): void;
   /** Counts messages dropped as poison (malformed key, unknown cluster). */
   recordPoison(reason: string): void;
+  /**
+   * Counts a message whose cluster's registry record breaks the rules
+   * (acknowledged and requeued until the record is fixed).
+   */
+  recordInvalidClusterRecord(cluster: string): void;
   /** Reports a cluster whose breaker is open (failures so far). */
   recordClusterUnhealthy(cluster: string, failures: number): void;
   /** Reports a cluster fenced because another controller is active. */

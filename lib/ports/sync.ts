@@ -108,9 +108,21 @@ export interface EventRecorder {
     reason: string,
     message: string
   ): Promise<void>;
-  /** Resolves once every recorded event was written or given up. */
-  flush?(): Promise<void>;
+  /**
+   * Resolves once every recorded event was written or given up; once
+   * `signal` aborts, at once, dropping the events not yet written.
+   */
+  flush?(signal?: AbortSignal): Promise<void>;
 }
+
+/**
+ * Runs `work` with every Kubernetes request it makes (and every one made
+ * on its behalf, e.g. its Events) aborted once `signal` aborts.
+ */
+export type RequestScope = <T>(
+  signal: AbortSignal,
+  work: () => Promise<T>
+) => Promise<T>;
 
 /** A pod event that observed a create or a delete, with its version. */
 export interface ObservedPodEvent {

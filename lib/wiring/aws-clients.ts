@@ -6,6 +6,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ClusterConnectorOptions } from '../adapters/kube/kube-cluster-connector.js';
+import {
+  AWS_CONNECTION_TIMEOUT_MS,
+  AWS_REQUEST_TIMEOUT_MS,
+} from '../policy/time-limits.js';
 import type { Clock } from '../ports/index.js';
 
 /** Overrides for tests: emulator endpoints, a fake clock. */
@@ -24,8 +28,18 @@ export interface AwsWiringOverrides {
   kubeconfigFiles?: ClusterConnectorOptions['kubeconfigFiles'];
 }
 
-/** Returns the options every SDK client of the overrides shares. */
+/**
+ * Returns the options every SDK client of the overrides shares: timeouts
+ * on every call (lib/policy/time-limits.ts), so none outlasts the margin
+ * a reconcile batch keeps for settling its records.
+ */
 export const commonClientOptions = (overrides: AwsWiringOverrides) => ({
+  requestHandler: {
+    connectionTimeout: AWS_CONNECTION_TIMEOUT_MS,
+    requestTimeout: AWS_REQUEST_TIMEOUT_MS,
+    // Else the SDK only logs a warning when the time is up.
+    throwOnRequestTimeout: true,
+  },
   ...(overrides.region ? { region: overrides.region } : {}),
   ...(overrides.credentials ? { credentials: overrides.credentials } : {}),
 });

@@ -19,6 +19,7 @@ import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-sto
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
+import { withRequestSignal } from '../adapters/kube/request-signal.js';
 import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
@@ -101,6 +102,7 @@ export const createAwsWiring = (
       slots: new DynamoClusterSyncSlots(table),
       maxSyncsPerCluster: config.reconcilePerCluster,
       budget,
+      requestScope: withRequestSignal,
     },
   });
   return {

@@ -51,7 +51,7 @@ export interface ProductPorts {
   /** The reconciler's fleet-wide knobs, where the wiring has them. */
   reconcile?: Pick<
     ReconcilerOptions,
-    'fieldManager' | 'slots' | 'maxSyncsPerCluster' | 'budget'
+    'fieldManager' | 'slots' | 'maxSyncsPerCluster' | 'budget' | 'requestScope'
   >;
 }
 

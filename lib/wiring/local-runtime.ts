@@ -48,6 +48,8 @@ export class LocalMetrics implements MetricsSink {
   /** 429s the cluster answered, and time requests waited for tokens. */
   apiThrottles = 0;
   budgetWaitMs = 0;
+  /** Clusters of messages whose registry record was invalid, in order. */
+  readonly invalidRecords: string[] = [];
   /** Failures reported per unhealthy cluster. */
   readonly unhealthy = new Map<string, number>();
   /** Clusters fenced because another controller is active. */
@@ -73,6 +75,9 @@ export class LocalMetrics implements MetricsSink {
   }
   recordPoison(): void {
     this.poison++;
+  }
+  recordInvalidClusterRecord(cluster: string): void {
+    this.invalidRecords.push(cluster);
   }
 }
 

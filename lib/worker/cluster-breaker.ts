@@ -138,6 +138,16 @@ export class ClusterBreaker {
   }
 
   /**
+   * Frees the probe's claim of a sync that was admitted but did not run
+   * (its cluster's share of reconcilers was taken), so the cluster's next
+   * key probes at once instead of waiting out the claim's deadline.
+   */
+  async abandon(cluster: string, { probeUntilMs }: Admission): Promise<void> {
+    if (probeUntilMs === undefined) return;
+    await this.#o.health.releaseProbe(cluster, probeUntilMs);
+  }
+
+  /**
    * Opens the breaker, or doubles its period when `seen` (the health the
    * failing sync was admitted under) is still current.
    */

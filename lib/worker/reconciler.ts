@@ -3,8 +3,8 @@
  * keys → one `processKey` per distinct key (records of one key share one
  * sync: duplicate wake-ups coalesce), each with its own logger fields
  * (`daemonSet`, `reconcileId`, `messageId`) and measurements. Poison
- * messages — a malformed key, an unknown cluster — are logged, counted and
- * acknowledged; they would fail the same way forever.
+ * messages and keys of invalid cluster records are acknowledged
+ * (resolve-session.ts).
  *
  * A redelivered message (receive count > 1) means the attempt before died:
  * the visibility timeout outlasts the function timeout, so its writes have
@@ -16,10 +16,7 @@
  * message, which may have been dead-lettered after that last receive.
  */
 import { randomUUID } from 'node:crypto';
-import { PoisonMessageError, TerminalError, toError } from '../errors.js';
-import { parseDaemonSetKey } from '../keys.js';
 import { withFields } from '../logging.js';
-import { DAEMON_SET_FENCE_MS } from '../policy/fight-detection.js';
 import type {
   Clock,
   ClusterHealthStore,
@@ -28,6 +25,7 @@ import type {
   MetricsSink,
   OwnershipStore,
   RequestBudget,
+  RequestScope,
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
@@ -36,13 +34,21 @@ import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
+import { noteRedelivery, skipIfFenced } from './key-guards.js';
 import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
-import { withSyncDeadline } from './sync-deadline.js';
+import { resolveSession } from './resolve-session.js';
+import {
+  deadlineSignal,
+  requeueIfLate,
+  withSyncDeadline,
+} from './sync-deadline.js';
 import {
   BatchSlots,
+  clusterOf,
   MAX_PARALLEL_SYNCS,
+  SlotWaits,
   takeClusterSlot,
 } from './sync-slots.js';
 import { notingOwnPods, SyncSnapshotReader } from './sync-snapshot-reader.js';
@@ -85,6 +91,8 @@ export interface ReconcilerOptions {
   budget?: Pick<RequestBudget, 'takeUsage'>;
   /** How long a sync waits for unmet expectations (patient-expectations.ts). */
   expectationsWaitMs?: number;
+  /** Bounds each sync's Kubernetes requests by its deadline's signal. */
+  requestScope?: RequestScope;
 }
 
 /** What one sync did. */
@@ -101,6 +109,7 @@ export class Reconciler {
 
   readonly #fights: FightGuard;
   readonly #breaker: ClusterBreaker;
+  readonly #slotWaits = new SlotWaits();
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -124,15 +133,26 @@ export class Reconciler {
     const byKey = new Map<string, QueuedKey[]>();
     for (const r of records)
       byKey.set(r.body, [...(byKey.get(r.body) ?? []), r]);
-    const runs = new Map<string, Promise<void>>();
     const slots = new BatchSlots(
       this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS
+    );
+    const signal = deadlineSignal(deadlineMs, this.#o.clock);
+    const start = (body: string, records: readonly QueuedKey[]) => {
+      const run = slots.run(clusterOf(body), () =>
+        this.#reconcile(records, deadlineMs, signal)
+      );
+      // Each record's handler reports the outcome.
+      run.catch(() => undefined);
+      return run;
+    };
+    // Every key is queued at once, so the slots weigh the batch's clusters.
+    const runs = new Map(
+      [...byKey].map(([body, rs]) => [body, start(body, rs)] as const)
     );
     return (record) => {
       let run = runs.get(record.body);
       if (run === undefined) {
-        const records = byKey.get(record.body) ?? [record];
-        run = slots.run(() => this.#reconcile(records, deadlineMs));
+        run = start(record.body, [record]);
         runs.set(record.body, run);
       }
       return run;
@@ -146,7 +166,8 @@ export class Reconciler {
    */
   async #reconcile(
     records: readonly QueuedKey[],
-    deadlineMs: number
+    deadlineMs: number,
+    signal: AbortSignal | undefined
   ): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
@@ -157,12 +178,13 @@ export class Reconciler {
       messageId: first.messageId,
       coalesced: records.length,
     });
-    const session = await this.#resolve(key, logger);
+    const session = await resolveSession(this.#o, key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync (seed 4212).
-    await this.#noteRedelivery(key, records, logger);
+    await noteRedelivery(this.#o.ledger, key, records, logger);
+    if (await requeueIfLate(this.#o, key, deadlineMs, logger)) return;
     const cluster = session.record.id;
-    if (await this.#skipIfFenced(key, logger)) return;
+    if (await skipIfFenced(this.#o, this.#fights, key, logger)) return;
     const admitted = await this.#breaker.admit(
       key,
       session,
@@ -171,13 +193,22 @@ export class Reconciler {
     );
     if (admitted === false) return;
     if (
-      !(await takeClusterSlot(this.#o, key, reconcileId, deadlineMs, logger))
+      !(await takeClusterSlot(
+        this.#o,
+        key,
+        reconcileId,
+        deadlineMs,
+        logger,
+        this.#slotWaits
+      ))
     ) {
+      // A probe that never ran frees its claim for the cluster's next key.
+      await this.#breaker.abandon(cluster, admitted);
       return;
     }
     let synced: SyncRun;
     try {
-      synced = await this.#sync(key, session, logger, deadlineMs);
+      synced = await this.#sync(key, session, logger, deadlineMs, signal);
     } finally {
       await this.#o.slots?.release(cluster, reconcileId).catch(() => undefined);
     }
@@ -189,112 +220,56 @@ export class Reconciler {
     reportSync(this.#o, run, { creates, deletes, logger });
   }
 
-  /**
-   * Returns whether the key's cluster or DaemonSet is fenced (then nothing
-   * is done). A fenced cluster's keys stay marked queued (no invocation per
-   * event of the other controller; an unfence queues them anew). A fenced
-   * DaemonSet is looked at again when its fence ends.
-   */
-  async #skipIfFenced(key: string, logger: Logger): Promise<boolean> {
-    const fence = await this.#fights.fenced(key);
-    if (fence === undefined) return false;
-    const { cluster } = parseDaemonSetKey(key);
-    logger.error(
-      `${fence.scope === 'cluster' ? 'cluster' : 'DaemonSet'} fenced: not acting (another controller is active)`,
-      { cluster, reason: fence.reason }
-    );
-    if (fence.scope === 'daemonSet') {
-      const { clock, ledger, queue } = this.#o;
-      await ledger.beginSync(key);
-      await queue.addAfter(
-        key,
-        Math.max(1_000, fence.fencedAtMs + DAEMON_SET_FENCE_MS - clock.now())
-      );
-    }
-    return true;
-  }
-
-  /**
-   * Notes that an attempt of the key died (see the header): its
-   * expectations are dropped by the key's next sync, whichever message
-   * carries it (this attempt may requeue the key without a sync, its sync
-   * may fail, or it may die too).
-   */
-  async #noteRedelivery(
-    key: string,
-    records: readonly QueuedKey[],
-    logger: Logger
-  ): Promise<void> {
-    if (!records.some((r) => r.receiveCount > 1)) return;
-    logger.warn(
-      'redelivered: the previous attempt died; dropping its expectations'
-    );
-    await this.#o.ledger.requireLatest(key);
-  }
-
   /** Runs one processKey over the session's ports, counting pod writes. */
   async #sync(
     key: string,
     session: ClusterSession,
     logger: Logger,
-    deadlineMs: number
+    deadlineMs: number,
+    signal: AbortSignal | undefined
   ): Promise<SyncRun> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
-    const result = await processKey(key, {
-      ledger: this.#o.ledger,
-      queue: this.#o.queue,
-      logger,
-      sync: async (k, seen, readLatest) => {
-        // A dead attempt's expectations wait for writes that never come
-        // (seeds 4212, 120400); this sync's quorum reads see its writes.
-        if (readLatest) await guarded.expectations.deleteExpectations(k);
-        return syncDaemonSet(k, {
-          ...guarded,
-          // `seen` asks for the latest state when the key's expectations
-          // were dropped (processKey merges the ledger's readLatest in).
-          reader: new SyncSnapshotReader(guarded.reader, seen, () =>
-            this.#o.ledger.seenOf(k)
-          ),
-          podControl,
-          logger,
-          expectations: withPatience(guarded.expectations, {
-            // Without a watching bridge nothing lowers them meanwhile.
-            waitMs:
-              session.record.bridgeMode === 'watch'
-                ? (this.#o.expectationsWaitMs ?? 0)
-                : 0,
-            deadlineMs,
-            clock: this.#o.clock,
-          }),
-          noteOwnPods: notingOwnPods(this.#o.queue, k),
-          readLatestNext: () => this.#o.ledger.requireLatest(k),
-        });
-      },
-    }).finally(() => session.deps.events.flush?.());
+    const run = () =>
+      processKey(key, {
+        ledger: this.#o.ledger,
+        queue: this.#o.queue,
+        logger,
+        sync: async (k, seen, readLatest) => {
+          // A dead attempt's expectations wait for writes that never come
+          // (seeds 4212, 120400); this sync's quorum reads see its writes.
+          if (readLatest) await guarded.expectations.deleteExpectations(k);
+          return syncDaemonSet(k, {
+            ...guarded,
+            // `seen` asks for the latest state when the key's expectations
+            // were dropped (processKey merges the ledger's readLatest in).
+            reader: new SyncSnapshotReader(guarded.reader, seen, () =>
+              this.#o.ledger.seenOf(k)
+            ),
+            podControl,
+            logger,
+            expectations: withPatience(guarded.expectations, {
+              // Without a watching bridge nothing lowers them meanwhile.
+              waitMs:
+                session.record.bridgeMode === 'watch'
+                  ? (this.#o.expectationsWaitMs ?? 0)
+                  : 0,
+              deadlineMs,
+              clock: this.#o.clock,
+            }),
+            noteOwnPods: notingOwnPods(this.#o.queue, k),
+            readLatestNext: () => this.#o.ledger.requireLatest(k),
+          });
+        },
+      });
+    const { requestScope } = this.#o;
+    // Requests under way at the deadline are aborted; so is the flush.
+    const result = await (signal && requestScope
+      ? requestScope(signal, run)
+      : run()
+    ).finally(() => session.deps.events.flush?.(signal));
     const { creates, deletes } = podControl;
     return { result, creates, deletes, started };
-  }
-
-  /** Returns the key's cluster session; poison is logged and undefined. */
-  async #resolve(key: string, logger: Logger) {
-    try {
-      const { cluster } = parseDaemonSetKey(key);
-      const session = await this.#o.sessions.get(cluster);
-      if (session === undefined) {
-        throw new PoisonMessageError(
-          `unknown cluster ${JSON.stringify(cluster)}`
-        );
-      }
-      return session;
-    } catch (e) {
-      if (!(e instanceof TerminalError)) throw e;
-      logger.error('dropping message', { error: toError(e).message });
-      this.#o.metrics.recordPoison(
-        e instanceof PoisonMessageError ? 'unknown-cluster' : 'malformed-key'
-      );
-      return undefined;
-    }
   }
 }

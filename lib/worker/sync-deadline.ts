@@ -6,22 +6,38 @@
  * with the whole batch after the visibility timeout, and driven toward the
  * DLQ with the healthy keys it shared the batch with.
  *
- * A call already under way finishes: a budget wait of at most 10 s and
- * one request, which the reconcile handler's margin (15 s) is sized for;
- * expectations stay right because a refused create or delete fails like
- * any other (syncNodes lowers them).
+ * A Kubernetes request under way is aborted at the deadline (the sync runs
+ * in a request scope bound to deadlineSignal), and the Event flush after
+ * the sync stops there; what may still run past it is what the reconcile
+ * handler's margin is sized for (lib/policy/time-limits.ts). Expectations
+ * stay right because a refused or aborted create or delete fails like any
+ * other (syncNodes lowers them; an aborted one may have landed, so the
+ * key's next sync reads the latest state).
  */
-import { ReconcilerError } from '../errors.js';
-import type { Clock } from '../ports/index.js';
+import { SyncDeadlineError } from '../errors.js';
+import { TIMER_SLACK_MS } from '../policy/timer-message.js';
+import type {
+  Clock,
+  Logger,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
 
-/** The sync passed its deadline; retried like any failed sync. */
-export class SyncDeadlineError extends ReconcilerError {
-  constructor(what: string) {
-    super(`sync deadline passed before ${what}; the key is requeued`);
-    this.name = 'SyncDeadlineError';
-  }
-}
+export { SyncDeadlineError };
+
+/**
+ * Returns a signal that aborts at `deadlineMs` (none without a deadline):
+ * the sync's requests under way then are aborted, and its Event flush
+ * stops.
+ */
+export const deadlineSignal = (
+  deadlineMs: number,
+  clock: Clock
+): AbortSignal | undefined =>
+  Number.isFinite(deadlineMs)
+    ? AbortSignal.timeout(Math.max(0, deadlineMs - clock.now()))
+    : undefined;
 
 /**
  * Returns `port` with every method refusing to start (a rejected promise
@@ -61,4 +77,33 @@ export const withSyncDeadline = <D extends Omit<SyncDeps, 'logger'>>(
     statusWriter: guard(deps.statusWriter, 'statusWriter'),
     // Events stay: recording is best effort and never throws.
   };
+};
+
+/**
+ * A key whose sync would start with less than this left before its
+ * deadline is requeued instead: cut short, the sync would count a failure
+ * and grow the key's backoff for the batch's lateness, not its own.
+ */
+export const MIN_SYNC_TIME_MS = 5_000;
+
+/**
+ * Requeues the key at once without a sync and without counting a failure
+ * when too little time is left before `deadlineMs`; returns whether it did.
+ */
+export const requeueIfLate = async (
+  o: { clock: Clock; ledger: WorkQueueLedger; queue: WorkQueue },
+  key: string,
+  deadlineMs: number,
+  logger: Logger
+): Promise<boolean> => {
+  const leftMs = deadlineMs - o.clock.now();
+  if (leftMs >= MIN_SYNC_TIME_MS) return false;
+  // Cleared first, or the timer's add would coalesce into nothing.
+  await o.ledger.beginSync(key);
+  await o.queue.addAfter(key, TIMER_SLACK_MS);
+  logger.warn('too little time left before the sync deadline; key requeued', {
+    leftMs,
+    retryAfterMs: TIMER_SLACK_MS,
+  });
+  return true;
 };

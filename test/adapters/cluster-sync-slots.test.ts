@@ -10,6 +10,7 @@ import { MemoryClusterSyncSlots } from '#lib/adapters/memory/memory-cluster-sync
 import type { ClusterSyncSlots } from '#lib/ports/index.js';
 import { createTestTable, type TestTable } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
+import { loseResponsesAfterCommit } from '#test/helpers/lose-response.js';
 
 let table: TestTable;
 let clusterCount = 0;
@@ -71,5 +72,30 @@ describe.each(stores)('%s', (_name, create) => {
     // Assess
     expect(whileHeld).toBe(false);
     expect(afterExpiry).toBe(true);
+  });
+});
+
+describe('DynamoClusterSyncSlots after an SDK retry of a committed take (its response lost)', () => {
+  it('still holds the slot it took, once, and frees it on release', async () => {
+    // Prepare: a share of one; the take's first response is lost.
+    const t = await createTestTable(inject('dynamodbEndpoint'));
+    const lost = loseResponsesAfterCommit(
+      t.client,
+      'UpdateItemCommand',
+      (input) => String(input.UpdateExpression ?? '').startsWith('ADD #held')
+    );
+    const clock = new FakeClock(Date.now());
+    const slots = new DynamoClusterSyncSlots({ ...t, clock });
+    const cluster = newCluster();
+    const until = clock.now() + 45_000;
+    // Act
+    const taken = await slots.acquire(cluster, 'r1', 1, until);
+    await slots.release(cluster, 'r1');
+    const next = await slots.acquire(cluster, 'r2', 1, until);
+    // Assess
+    expect(lost.lost).toBe(1);
+    expect(taken).toBe(true);
+    expect(next).toBe(true);
+    t.client.destroy();
   });
 });

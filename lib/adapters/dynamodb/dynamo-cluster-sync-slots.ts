@@ -3,7 +3,9 @@
  * of `holder@untilMs` entries. A slot is taken by adding an entry while the
  * set is smaller than the share; when it is full, entries whose time has
  * passed (a crashed reconciler's) are deleted and the take is tried once
- * more. Releasing deletes the holder's entry.
+ * more. Releasing deletes the holder's entry. A take retried by the SDK
+ * after it committed finds its own entry and succeeds (adding it is a
+ * no-op), instead of finding the set full and leaking the entry.
  */
 import {
   ConditionalCheckFailedException,
@@ -67,14 +69,17 @@ export class DynamoClusterSyncSlots
             TableName: this.tableName,
             Key: { [PARTITION_KEY]: str(`slots#${cluster}`) },
             UpdateExpression: 'ADD #held :entry SET #expiresAt = :expiresAt',
+            // Or the entry is in already: an SDK retry of this take after
+            // it committed (the entry, holder@untilMs, is its id).
             ConditionExpression:
-              'attribute_not_exists(#held) OR size(#held) < :max',
+              'attribute_not_exists(#held) OR size(#held) < :max OR contains(#held, :id)',
             ExpressionAttributeNames: {
               '#held': 'held',
               '#expiresAt': 'expiresAt',
             },
             ExpressionAttributeValues: {
               ':entry': { SS: [entry] },
+              ':id': str(entry),
               ':max': num(max),
               ':expiresAt': num(
                 toEpochSeconds(this.clock.now() + SLOTS_TTL_MS)

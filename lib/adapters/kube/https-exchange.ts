@@ -10,7 +10,12 @@ import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import { toError } from '../../errors.js';
 import type { ConnectionStats } from '../../ports/index.js';
-import { apiErrorFromNetwork } from './kube-errors.js';
+import {
+  apiErrorFromNetwork,
+  apiErrorFromResponse,
+  errorText,
+} from './kube-errors.js';
+import type { RequestOptions } from './kube-http-types.js';
 
 /**
  * Returns a stopwatch of `req` that starts when the request can go out: a
@@ -30,6 +35,41 @@ export const serverStopwatch = (req: http.ClientRequest): (() => number) => {
   return () => performance.now() - startedAt;
 };
 
+/** Returns `path` on `server` with the query's defined parameters. */
+export const urlWithQuery = (
+  server: URL,
+  path: string,
+  query: Record<string, string | number | boolean | undefined> = {}
+): URL => {
+  const url = new URL(path, server);
+  for (const [k, v] of Object.entries(query)) {
+    if (v !== undefined) url.searchParams.set(k, String(v));
+  }
+  return url;
+};
+
+/** Returns the headers of one request: JSON (or `accept`), gzip, the body's type and length. */
+export const requestHeaders = (
+  base: https.RequestOptions,
+  options: RequestOptions,
+  userAgent: string
+): Record<string, string> => {
+  const headers: Record<string, string> = {
+    ...(base.headers as Record<string, string>),
+    Accept: options.accept ?? 'application/json',
+    // The API server compresses answers over 128 KiB (big lists) when asked.
+    'Accept-Encoding': 'gzip',
+    'User-Agent': userAgent,
+  };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = options.contentType ?? 'application/json';
+    // Else Node sends it chunked; the API server ignores a chunked DELETE
+    // body and leaves its bytes to spoil the keep-alive connection.
+    headers['Content-Length'] = String(Buffer.byteLength(options.body));
+  }
+  return headers;
+};
+
 /** What came back. */
 export interface HttpsAnswer {
   status: number;
@@ -41,6 +81,22 @@ export interface HttpsAnswer {
   /** From sending the request to the answer's headers. */
   latencyMs: number;
 }
+
+/** Returns the API error a non-2xx answer carries (none for a 2xx). */
+export const answerError = (
+  what: string,
+  method: string,
+  { status, body, contentType, retryAfter }: HttpsAnswer
+) =>
+  status < 200 || status > 299
+    ? apiErrorFromResponse(
+        what,
+        status,
+        errorText(what, contentType, body),
+        retryAfter,
+        method
+      )
+    : undefined;
 
 /**
  * Returns whether a request that got no answer failed on a kept-alive
@@ -62,14 +118,24 @@ class StaleSocketError extends Error {
 }
 
 /**
+ * A request's options: `timeout` bounds the socket's silence,
+ * `totalTimeoutMs` the whole exchange, however steadily the answer comes.
+ */
+export type ExchangeOptions = https.RequestOptions & {
+  timeout: number;
+  totalTimeoutMs?: number;
+};
+
+/**
  * Returns the answer to one request; a failure to get one (network, TLS,
- * timeout, a bad gzip body) rejects with KubeApiError naming `what`. A
- * request lost to a stale kept-alive socket is sent once more.
+ * timeout, a bad gzip body, `signal` aborted) rejects with KubeApiError
+ * naming `what`. A request lost to a stale kept-alive socket is sent once
+ * more.
  */
 export const httpsExchange = async (
   what: string,
   url: URL,
-  options: https.RequestOptions & { timeout: number },
+  options: ExchangeOptions,
   body: string | undefined,
   stats: ConnectionStats
 ): Promise<HttpsAnswer> => {
@@ -87,7 +153,7 @@ export const httpsExchange = async (
 const exchangeOnce = (
   what: string,
   url: URL,
-  options: https.RequestOptions & { timeout: number },
+  { totalTimeoutMs, ...options }: ExchangeOptions,
   body: string | undefined,
   stats: ConnectionStats
 ): Promise<HttpsAnswer> =>
@@ -124,6 +190,17 @@ const exchangeOnce = (
     req.on('timeout', () =>
       req.destroy(new Error(`timed out after ${options.timeout} ms`))
     );
+    const total =
+      totalTimeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              req.destroy(
+                new Error(`no whole answer within ${totalTimeoutMs} ms`)
+              ),
+            totalTimeoutMs
+          );
+    req.once('close', () => clearTimeout(total));
     req.on('error', (e: NodeJS.ErrnoException) => {
       const error = apiErrorFromNetwork(what, e);
       const stale =

@@ -35,6 +35,8 @@ export class KubeEventRecorder implements EventRecorder {
   readonly #correlator = new EventCorrelator();
   #tail: Promise<void> = Promise.resolve();
   #queued = 0;
+  /** Bumped by a flush cut short: events queued before it are dropped. */
+  #epoch = 0;
   /** Writes sent (creates and patches), for tests and benchmarks. */
   writes = 0;
 
@@ -63,16 +65,41 @@ export class KubeEventRecorder implements EventRecorder {
       return;
     }
     this.#queued++;
+    const epoch = this.#epoch;
     this.#tail = this.#tail.then(() =>
-      this.#write(object, type, reason, message).finally(() => {
+      (epoch === this.#epoch
+        ? this.#write(object, type, reason, message)
+        : Promise.resolve()
+      ).finally(() => {
         this.#queued--;
       })
     );
   }
 
-  /** Resolves once every queued event was written (or given up). */
-  flush(): Promise<void> {
-    return this.#tail;
+  /**
+   * Resolves once every queued event was written (or given up); once
+   * `signal` aborts (a sync's deadline), at once, dropping the events not
+   * yet written, logged once with their count. The one being written is
+   * aborted with its request (the same deadline bounds it).
+   */
+  async flush(signal?: AbortSignal): Promise<void> {
+    const tail = this.#tail;
+    if (signal === undefined) return tail;
+    let onAbort: (() => void) | undefined;
+    const cut = await Promise.race([
+      tail.then(() => false),
+      new Promise<boolean>((resolve) => {
+        onAbort = () => resolve(true);
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    if (!cut || this.#queued === 0) return;
+    this.#epoch++;
+    this.#logger.warn('sync deadline passed; dropped events not yet written', {
+      dropped: this.#queued,
+    });
   }
 
   async #write(

@@ -9,15 +9,17 @@
 import https from 'node:https';
 import { toError } from '../../errors.js';
 import { USER_AGENT } from '../../policy/identity.js';
+import { KUBE_REQUEST_TIMEOUT_MS } from '../../policy/time-limits.js';
 import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
 import { type ClusterAccess, verifiedServer } from './cluster-access.js';
-import { httpsExchange, openStream } from './https-exchange.js';
 import {
-  apiErrorFromNetwork,
-  apiErrorFromResponse,
-  apiErrorFromStream,
-  errorText,
-} from './kube-errors.js';
+  answerError,
+  httpsExchange,
+  openStream,
+  requestHeaders,
+  urlWithQuery,
+} from './https-exchange.js';
+import { apiErrorFromNetwork, apiErrorFromStream } from './kube-errors.js';
 import type { ApiAnswer, Method, RequestOptions } from './kube-http-types.js';
 import type { MessageSchema } from './protobuf/message-schema.js';
 import {
@@ -29,6 +31,7 @@ import {
   PROTOBUF_WATCH_MEDIA_TYPE,
   protobufWatchEvents,
 } from './protobuf/protobuf-watch-events.js';
+import { underDeadline } from './request-signal.js';
 import { watchEvents } from './watch-events.js';
 
 /** Raw JSON requests against the current context of a KubeConfig. */
@@ -42,6 +45,7 @@ export class KubeHttp {
   readonly #kubeConfig: ClusterAccess;
   readonly #server: URL;
   readonly #timeoutMs: number;
+  readonly #totalTimeoutMs: number;
   readonly #beforeRequest: (() => Promise<void>) | undefined;
   readonly #afterResponse: ((answer: ApiAnswer) => void) | undefined;
   readonly #userAgent: string;
@@ -50,13 +54,17 @@ export class KubeHttp {
   constructor({
     kubeConfig,
     timeoutMs = 30_000,
+    totalTimeoutMs = KUBE_REQUEST_TIMEOUT_MS,
     beforeRequest,
     afterResponse,
     userAgent = USER_AGENT,
   }: {
     /** clusterAccessFor's, or a client-node KubeConfig. */
     kubeConfig: ClusterAccess;
+    /** A socket silent this long fails the request. */
     timeoutMs?: number;
+    /** A request not answered whole within this fails, however busy. */
+    totalTimeoutMs?: number;
     /** Awaited before every request and watch (the cluster's API budget). */
     beforeRequest?: () => Promise<void>;
     /** Told every answer, a watch's opening one (the API budget adapts). */
@@ -67,6 +75,7 @@ export class KubeHttp {
     this.#kubeConfig = kubeConfig;
     this.#server = verifiedServer(kubeConfig);
     this.#timeoutMs = timeoutMs;
+    this.#totalTimeoutMs = totalTimeoutMs;
     this.#beforeRequest = beforeRequest;
     this.#afterResponse = afterResponse;
     this.#userAgent = userAgent;
@@ -151,44 +160,31 @@ export class KubeHttp {
     path: string,
     options: RequestOptions
   ): Promise<{ body: Buffer; contentType: string }> {
-    const url = new URL(path, this.#server);
-    for (const [k, v] of Object.entries(options.query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
-    await this.#beforeRequest?.();
-    const base = await this.#options();
-    const headers: Record<string, string> = {
-      ...(base.headers as Record<string, string>),
-      Accept: options.accept ?? 'application/json',
-      // The API server compresses answers over 128 KiB (big lists) when asked.
-      'Accept-Encoding': 'gzip',
-      'User-Agent': this.#userAgent,
-    };
-    if (options.body !== undefined) {
-      headers['Content-Type'] = options.contentType ?? 'application/json';
-      // Else Node sends it chunked; the API server ignores a chunked DELETE
-      // body and leaves its bytes to spoil the keep-alive connection.
-      headers['Content-Length'] = String(Buffer.byteLength(options.body));
-    }
-    this.stats.requests++;
-    const answer = await httpsExchange(
+    const url = urlWithQuery(this.#server, path, options.query);
+    const answer = await underDeadline(
       what,
-      url,
-      { ...base, method, headers, timeout: this.#timeoutMs },
-      options.body,
-      this.stats
+      this.#beforeRequest,
+      async (signal) => {
+        const base = await this.#options();
+        this.stats.requests++;
+        return httpsExchange(
+          what,
+          url,
+          {
+            ...base,
+            method,
+            headers: requestHeaders(base, options, this.#userAgent),
+            timeout: this.#timeoutMs,
+            totalTimeoutMs: this.#totalTimeoutMs,
+            ...(signal ? { signal } : {}),
+          },
+          options.body,
+          this.stats
+        );
+      }
     );
-    const { status, body, contentType, retryAfter, latencyMs } = answer;
-    const error =
-      status < 200 || status > 299
-        ? apiErrorFromResponse(
-            what,
-            status,
-            errorText(what, contentType, body),
-            retryAfter,
-            method
-          )
-        : undefined;
+    const { body, contentType, latencyMs } = answer;
+    const error = answerError(what, method, answer);
     this.#afterResponse?.(error ? { latencyMs, error } : { latencyMs });
     if (error) throw error;
     return { body, contentType };
@@ -208,10 +204,7 @@ export class KubeHttp {
     signal?: AbortSignal,
     protobuf?: MessageSchema
   ): AsyncGenerator<WatchEvent<T>> {
-    const url = new URL(path, this.#server);
-    for (const [k, v] of Object.entries({ ...query, watch: true })) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
-    }
+    const url = urlWithQuery(this.#server, path, { ...query, watch: true });
     await this.#beforeRequest?.();
     const base = await this.#options();
     this.stats.requests++;

@@ -100,6 +100,13 @@ export class PowertoolsMetricsSink implements MetricsSink {
     metrics.publishStoredMetrics();
   }
 
+  /** InvalidClusterRecords: the name the bridge and dispatcher count under. */
+  recordInvalidClusterRecord(cluster: string): void {
+    const metrics = this.#metrics(cluster);
+    metrics.addMetric('InvalidClusterRecords', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+  }
+
   /** A poison message has no cluster: one series per reason, in both modes. */
   recordPoison(reason: string): void {
     const metrics = new Metrics({

@@ -88,6 +88,7 @@ export const emittedMetrics = (): EmittedMetrics => {
       s.recordClusterUnhealthy('c1', 1);
       s.recordControllerConflict('c1');
       s.recordPoison('malformed-key');
+      s.recordInvalidClusterRecord('c1');
     }
   });
   const bridge = blobsOf(() => {

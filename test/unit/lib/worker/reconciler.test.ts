@@ -11,6 +11,7 @@ import {
   MemoryWorkQueue,
   memoryQueuePorts,
 } from '#lib/adapters/memory/memory-work-queue.js';
+import { InvalidClusterRecordError } from '#lib/cluster/record.js';
 import {
   ApiErrorReason,
   KubeApiError,
@@ -314,6 +315,55 @@ describe('Reconciler', () => {
     ).toBe(10);
   });
 
+  it('starts a key of another cluster before a fourth key of a slow cluster in the same batch', async () => {
+    // Prepare: four DaemonSets of the slow cluster, one of cluster "other"
+    // (the same fake API server); every node list waits until released.
+    const slow = Array.from({ length: 4 }, (_, i) =>
+      addDaemonSet(h, newDaemonSet(`a${i}`))
+    );
+    const session = (await options.sessions.get(CLUSTER)) as ClusterSession;
+    const started: string[] = [];
+    const hold: (() => void)[] = [];
+    const listNodes = h.cluster.listNodes.bind(h.cluster);
+    const readerOf = (cluster: string) =>
+      new Proxy(h.cluster, {
+        get: (target, prop) =>
+          prop === 'listNodes'
+            ? async () => {
+                started.push(cluster);
+                await new Promise<void>((r) => hold.push(r));
+                return listNodes();
+              }
+            : Reflect.get(target, prop),
+      });
+    const fair = new Reconciler({
+      ...options,
+      sessions: {
+        get: async (id) => ({
+          ...session,
+          record: { ...session.record, id },
+          deps: { ...session.deps, reader: readerOf(id) },
+        }),
+        invalidate: async () => undefined,
+      },
+    });
+    const records = [
+      ...slow.map((ds) => record(keyOf(ds))),
+      record('other/default/a0'),
+    ];
+    // Act
+    const handle = fair.forBatch(records);
+    const all = Promise.all(records.map((r) => handle(r)));
+    await vi.waitFor(() => expect(started).toHaveLength(4));
+    const firstFour = [...started];
+    const release = setInterval(() => hold.shift()?.(), 1);
+    await all;
+    clearInterval(release);
+    // Assess
+    expect(firstFour.filter((c) => c === 'other')).toHaveLength(1);
+    expect(started).toHaveLength(5);
+  });
+
   it('holds a cluster to its share of reconcilers: a key beyond it waits without a call, and gets a slot once one is free', async () => {
     // Prepare: a share of one; the first key's sync hangs on a read.
     const slots = new MemoryClusterSyncSlots({ clock: h.clock });
@@ -386,6 +436,38 @@ describe('Reconciler', () => {
       expect.stringContaining('unknown cluster "elsewhere"'),
     ]);
     expect(opened).toEqual(['elsewhere', CLUSTER]);
+  });
+
+  it('acknowledges a key whose cluster record is invalid, counts it, and looks again after a minute', async () => {
+    // Prepare: the registry holds a record that breaks its rules.
+    const invalid = new Reconciler({
+      ...options,
+      sessions: {
+        get: async (id) => {
+          throw new InvalidClusterRecordError(id, [
+            { field: 'endpoint', problem: 'must be an https URL' },
+          ]);
+        },
+        invalidate: async () => undefined,
+      },
+    });
+    const r = record(`${CLUSTER}/default/agent`);
+    const delays: number[] = [];
+    const addAfter = options.queue.addAfter.bind(options.queue);
+    options.queue.addAfter = async (key, delayMs) => {
+      delays.push(delayMs);
+      await addAfter(key, delayMs);
+    };
+    // Act
+    const settled = await Promise.allSettled([invalid.forBatch([r])(r)]);
+    // Assess
+    expect(settled[0]?.status).toBe('fulfilled');
+    expect(metrics.invalidRecords).toEqual([CLUSTER]);
+    expect(delays).toEqual([60_000]);
+    expect(metrics.syncs).toBe(0);
+    expect(h.logger.lines.map((l) => l.message)).toContain(
+      'cluster record invalid; key requeued'
+    );
   });
 
   it('drops the expectations of a dead attempt when a message is redelivered', async () => {
@@ -737,6 +819,60 @@ describe('Reconciler', () => {
     ).toBe(true);
   });
 
+  it('runs each sync under a signal that aborts at the batch deadline, and bounds its Event flush by it', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const session = (await options.sessions.get(CLUSTER)) as ClusterSession;
+    const flushed: (AbortSignal | undefined)[] = [];
+    const events = {
+      record: async () => undefined,
+      flush: async (signal?: AbortSignal) => {
+        flushed.push(signal);
+      },
+    };
+    const scoped: AbortSignal[] = [];
+    const bounded = new Reconciler({
+      ...options,
+      sessions: {
+        get: async () => ({ ...session, deps: { ...session.deps, events } }),
+        invalidate: async () => undefined,
+      },
+      requestScope: (signal, work) => {
+        scoped.push(signal);
+        return work();
+      },
+    });
+    const r = record(keyOf(ds));
+    // Act
+    await bounded.forBatch([r], h.clock.now() + 30_000)(r);
+    // Assess: the signal itself is deadlineSignal's (sync-deadline.test.ts).
+    expect(h.cluster.created).toHaveLength(3);
+    expect(scoped).toHaveLength(1);
+    expect(scoped[0]?.aborted).toBe(false);
+    expect(flushed).toEqual([scoped[0]]);
+  });
+
+  it('requeues a key whose batch slot comes too close to the deadline, without a sync or a failure counted', async () => {
+    // Prepare: 3 s left when the key's turn comes.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const r = record(keyOf(ds));
+    const reads = h.cluster.reads;
+    // Act
+    await reconciler.forBatch([r], h.clock.now() + 3_000)(r);
+    // Assess
+    expect(h.cluster.reads).toBe(reads);
+    expect(metrics.syncs).toBe(0);
+    expect((await options.ledger.beginSync(keyOf(ds))).failures).toBe(0);
+    expect(queue.numRequeues(keyOf(ds))).toBe(0);
+    expect(
+      h.logger.lines.find(
+        (l) =>
+          l.message ===
+          'too little time left before the sync deadline; key requeued'
+      )?.fields
+    ).toMatchObject({ leftMs: 3_000, retryAfterMs: 1_000 });
+  });
+
   it('runs a sync without a deadline to the end', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));
@@ -808,6 +944,29 @@ describe('Reconciler', () => {
     h.cluster.createError = undefined;
     // Act: b comes long before a's deadline.
     await reconciler.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
+    // Assess: b probed and synced; its success closed the breaker.
+    expect(h.logger.lines.map((l) => l.message)).not.toContain(
+      'cluster backed off; key requeued without a call'
+    );
+    expect(
+      h.cluster.created.filter((p) => p.metadata?.namespace === 'b')
+    ).toHaveLength(3);
+    expect(await health.get(CLUSTER)).toBeUndefined();
+  });
+
+  it('frees a half-open probe’s claim when the probing key then finds its cluster’s share of reconcilers taken, so the next key probes at once', async () => {
+    // Prepare: the backoff ran out; another reconciler holds the share.
+    const { a, b } = twoDaemonSets(h);
+    await health.recordFailure(CLUSTER, 'timed out', () => 1_000, 0);
+    h.clock.step(1_001);
+    const slots = new MemoryClusterSyncSlots({ clock: h.clock });
+    const deadlineMs = h.clock.now() + 45_000;
+    await slots.acquire(CLUSTER, 'elsewhere', 1, deadlineMs);
+    const shared = new Reconciler({ ...options, slots, maxSyncsPerCluster: 1 });
+    await shared.forBatch([record(keyOf(a))], deadlineMs)(record(keyOf(a)));
+    await slots.release(CLUSTER, 'elsewhere');
+    // Act: b comes long before a's deadline.
+    await shared.forBatch([record(keyOf(b))], deadlineMs)(record(keyOf(b)));
     // Assess: b probed and synced; its success closed the breaker.
     expect(h.logger.lines.map((l) => l.message)).not.toContain(
       'cluster backed off; key requeued without a call'

@@ -1,7 +1,11 @@
 /** The sync deadline: ports refuse new calls past it; how it is taken. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { syncDeadlineMs } from '#lib/handlers/reconcile-handler.js';
-import { SyncDeadlineError, withDeadline } from '#lib/worker/sync-deadline.js';
+import {
+  deadlineSignal,
+  SyncDeadlineError,
+  withDeadline,
+} from '#lib/worker/sync-deadline.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
 describe('withDeadline', () => {
@@ -28,5 +32,19 @@ describe('syncDeadlineMs', () => {
   it('keeps 15 s back from a long invocation, a quarter of a short one', () => {
     expect(syncDeadlineMs(0, 60_000)).toBe(45_000);
     expect(syncDeadlineMs(0, 5_000)).toBe(3_750);
+  });
+});
+
+describe('deadlineSignal', () => {
+  it('aborts when the clock reaches the deadline, and is absent without one', async () => {
+    // Prepare
+    const clock = new FakeClock(1_000);
+    // Act
+    const signal = deadlineSignal(1_100, clock);
+    const none = deadlineSignal(Number.POSITIVE_INFINITY, clock);
+    // Assess
+    expect(signal?.aborted).toBe(false);
+    await vi.waitFor(() => expect(signal?.aborted).toBe(true));
+    expect(none).toBeUndefined();
   });
 });
