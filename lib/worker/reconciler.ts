@@ -180,7 +180,8 @@ export class Reconciler {
     });
     const session = await resolveSession(this.#o, key, logger);
     if (session === undefined) return;
-    // Before any guard that requeues the key without a sync (seed 4212).
+    // Before any guard that requeues the key without a sync: a requeue
+    // must not lose the note that the last attempt died.
     await noteRedelivery(this.#o.ledger, key, records, logger);
     if (await requeueIfLate(this.#o, key, deadlineMs, logger)) return;
     const cluster = session.record.id;
@@ -238,7 +239,8 @@ export class Reconciler {
         logger,
         sync: async (k, seen, readLatest) => {
           // A dead attempt's expectations wait for writes that never come
-          // (seeds 4212, 120400); this sync's quorum reads see its writes.
+          // (they would hold every later sync back); this sync's quorum
+          // reads see its writes.
           if (readLatest) await guarded.expectations.deleteExpectations(k);
           return syncDaemonSet(k, {
             ...guarded,

@@ -1,6 +1,7 @@
 /**
- * The docs describe the present: README.md and docs/ carry no label of a
- * past work period, no finding id and no campaign seed number. History
+ * The docs and the code's comments describe the present: README.md,
+ * docs/, lib/ and functions/ carry no label of a past work period, no
+ * finding id and no campaign seed number. History
  * lives in git, in CHANGELOG.md and in the one dated results page
  * (docs/results.md); a regression test may name the seed it replays.
  */
@@ -28,19 +29,30 @@ const historyLabels = (file: string, text: string): string[] =>
       )
     );
 
-const markdownFiles = (dir: string): string[] =>
+const filesEndingIn = (dir: string, ext: string): string[] =>
   readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) return markdownFiles(full);
-    return full.endsWith('.md') ? [full] : [];
+    if (statSync(full).isDirectory()) return filesEndingIn(full, ext);
+    return full.endsWith(ext) ? [full] : [];
   });
 
 describe('text in the present', () => {
   it('finds no history label in README.md and docs/ outside the dated results page', () => {
     // Act
-    const found = ['README.md', ...markdownFiles('docs')]
+    const found = ['README.md', ...filesEndingIn('docs', '.md')]
       .filter((file) => file !== DATED_PAGE)
       .flatMap((file) => historyLabels(file, readFileSync(file, 'utf8')));
+
+    // Assess
+    expect(found).toEqual([]);
+  });
+
+  it('finds no history label in the comments of lib/ and functions/', () => {
+    // Act
+    const found = [
+      ...filesEndingIn('lib', '.ts'),
+      ...filesEndingIn('functions', '.ts'),
+    ].flatMap((file) => historyLabels(file, readFileSync(file, 'utf8')));
 
     // Assess
     expect(found).toEqual([]);
