@@ -41,6 +41,7 @@ import { reportSync } from './report-sync.js';
 import { resolveSession } from './resolve-session.js';
 import {
   deadlineSignal,
+  minSyncTimeMs,
   requeueIfLate,
   withSyncDeadline,
 } from './sync-deadline.js';
@@ -137,9 +138,10 @@ export class Reconciler {
       this.#o.maxParallelSyncs ?? MAX_PARALLEL_SYNCS
     );
     const signal = deadlineSignal(deadlineMs, this.#o.clock);
+    const minSyncMs = minSyncTimeMs(deadlineMs - this.#o.clock.now());
     const start = (body: string, records: readonly QueuedKey[]) => {
       const run = slots.run(clusterOf(body), () =>
-        this.#reconcile(records, deadlineMs, signal)
+        this.#reconcile(records, deadlineMs, signal, minSyncMs)
       );
       // Each record's handler reports the outcome.
       run.catch(() => undefined);
@@ -167,7 +169,8 @@ export class Reconciler {
   async #reconcile(
     records: readonly QueuedKey[],
     deadlineMs: number,
-    signal: AbortSignal | undefined
+    signal: AbortSignal | undefined,
+    minSyncMs: number
   ): Promise<void> {
     const [first] = records as [QueuedKey];
     const key = first.body;
@@ -183,7 +186,9 @@ export class Reconciler {
     // Before any guard that requeues the key without a sync: a requeue
     // must not lose the note that the last attempt died.
     await noteRedelivery(this.#o.ledger, key, records, logger);
-    if (await requeueIfLate(this.#o, key, deadlineMs, logger)) return;
+    if (await requeueIfLate(this.#o, key, deadlineMs, minSyncMs, logger)) {
+      return;
+    }
     const cluster = session.record.id;
     if (await skipIfFenced(this.#o, this.#fights, key, logger)) return;
     const admitted = await this.#breaker.admit(

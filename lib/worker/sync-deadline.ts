@@ -36,7 +36,8 @@ export const deadlineSignal = (
   clock: Clock
 ): AbortSignal | undefined =>
   Number.isFinite(deadlineMs)
-    ? AbortSignal.timeout(Math.max(0, deadlineMs - clock.now()))
+    ? // A timeout takes whole milliseconds; a deadline may fall between.
+      AbortSignal.timeout(Math.max(0, Math.ceil(deadlineMs - clock.now())))
     : undefined;
 
 /**
@@ -87,17 +88,28 @@ export const withSyncDeadline = <D extends Omit<SyncDeps, 'logger'>>(
 export const MIN_SYNC_TIME_MS = 5_000;
 
 /**
+ * Returns how much of a batch's time a key's sync needs left to start:
+ * {@link MIN_SYNC_TIME_MS}, or half the batch's time when the function's
+ * timeout is so short that the whole batch has less (a key never waits for
+ * more time than its batch was ever given).
+ */
+export const minSyncTimeMs = (batchMs: number): number =>
+  Math.min(MIN_SYNC_TIME_MS, Math.max(0, batchMs / 2));
+
+/**
  * Requeues the key at once without a sync and without counting a failure
- * when too little time is left before `deadlineMs`; returns whether it did.
+ * when less than `minSyncMs` is left before `deadlineMs`; returns whether
+ * it did.
  */
 export const requeueIfLate = async (
   o: { clock: Clock; ledger: WorkQueueLedger; queue: WorkQueue },
   key: string,
   deadlineMs: number,
+  minSyncMs: number,
   logger: Logger
 ): Promise<boolean> => {
   const leftMs = deadlineMs - o.clock.now();
-  if (leftMs >= MIN_SYNC_TIME_MS) return false;
+  if (leftMs >= minSyncMs) return false;
   // Cleared first, or the timer's add would coalesce into nothing.
   await o.ledger.beginSync(key);
   await o.queue.addAfter(key, TIMER_SLACK_MS);

@@ -853,12 +853,22 @@ describe('Reconciler', () => {
   });
 
   it('requeues a key whose batch slot comes too close to the deadline, without a sync or a failure counted', async () => {
-    // Prepare: 3 s left when the key's turn comes.
+    // Prepare: a 30-s batch; 3 s are left when the key's turn comes.
     const ds = addDaemonSet(h, newDaemonSet('agent'));
     const r = record(keyOf(ds));
     const reads = h.cluster.reads;
+    const late = new Reconciler({
+      ...options,
+      sessions: {
+        get: async (cluster) => {
+          h.clock.step(27_000);
+          return options.sessions.get(cluster);
+        },
+        invalidate: (cluster) => options.sessions.invalidate(cluster),
+      },
+    });
     // Act
-    await reconciler.forBatch([r], h.clock.now() + 3_000)(r);
+    await late.forBatch([r], h.clock.now() + 30_000)(r);
     // Assess
     expect(h.cluster.reads).toBe(reads);
     expect(metrics.syncs).toBe(0);
@@ -871,6 +881,17 @@ describe('Reconciler', () => {
           'too little time left before the sync deadline; key requeued'
       )?.fields
     ).toMatchObject({ leftMs: 3_000, retryAfterMs: 1_000 });
+  });
+
+  it('syncs a key of a batch shorter than a sync’s usual minimum, while half its time is left (a short function timeout)', async () => {
+    // Prepare: the whole batch has 3.75 s, as under a 5-s function timeout.
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const r = record(keyOf(ds));
+    // Act
+    await reconciler.forBatch([r], h.clock.now() + 3_750)(r);
+    // Assess
+    expect(metrics.syncs).toBe(1);
+    expect(h.cluster.created).toHaveLength(3);
   });
 
   it('runs a sync without a deadline to the end', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { syncDeadlineMs } from '#lib/handlers/reconcile-handler.js';
 import {
   deadlineSignal,
+  minSyncTimeMs,
   SyncDeadlineError,
   withDeadline,
 } from '#lib/worker/sync-deadline.js';
@@ -46,5 +47,23 @@ describe('deadlineSignal', () => {
     expect(signal?.aborted).toBe(false);
     await vi.waitFor(() => expect(signal?.aborted).toBe(true));
     expect(none).toBeUndefined();
+  });
+
+  it('takes a deadline between two milliseconds (a quarter of an odd remaining time)', async () => {
+    // Prepare
+    const clock = new FakeClock(1_000);
+    // Act
+    const signal = deadlineSignal(1_050.25, clock);
+    // Assess
+    expect(signal?.aborted).toBe(false);
+    await vi.waitFor(() => expect(signal?.aborted).toBe(true));
+  });
+});
+
+describe('minSyncTimeMs', () => {
+  it('asks 5 s of a long batch, half of a short one', () => {
+    expect(minSyncTimeMs(45_000)).toBe(5_000);
+    expect(minSyncTimeMs(3_750)).toBe(1_875);
+    expect(minSyncTimeMs(-1)).toBe(0);
   });
 });
