@@ -1,7 +1,9 @@
 /**
  * Which ownership mode fits a cluster: apps/v1 only where no other
- * DaemonSet controller is active (managed clusters always run one), told by
- * who writes the status of the cluster's DaemonSets. Serves `clusters
+ * DaemonSet controller is active (managed clusters always run one);
+ * apps/v1+OnDelete only where the cluster's own controller is, since it
+ * creates the pods; told by who writes the status of the cluster's
+ * DaemonSets. Serves `clusters
  * check` (which `clusters add` runs before writing) and the question
  * `npm start` asks before an apps/v1 run.
  */
@@ -17,7 +19,7 @@ import { describeError, withTimeout } from './describe-error.js';
 /** Whether another DaemonSet controller is active on a cluster. */
 export type RivalController =
   | { found: false }
-  | { found: true; problem: string }
+  | { found: true; manager: string; problem: string }
   | { found: undefined; reason: string };
 
 /**
@@ -35,7 +37,8 @@ const probeRivalController = async (
       ? { found: false }
       : {
           found: true,
-          problem: `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`,
+          manager: rival.manager,
+          problem: `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps/v1+OnDelete to roll out OnDelete DaemonSets that opt in, or apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`,
         };
   } catch (e) {
     return {
@@ -55,15 +58,25 @@ export const reviewOwnership = async (
   check: ClusterCheck,
   record: ClusterRecord
 ): Promise<void> => {
-  if (record.ownership !== 'apps/v1') {
+  if (record.ownership === 'apps.dsr.dev/v1beta1') {
     check.notes.push(
       "owns AdvancedDaemonSets (apps.dsr.dev) only; the cluster's own controller keeps apps/v1 DaemonSets"
     );
     return;
   }
   const rival = await probeRivalController(cluster);
-  if (rival.found === true) check.problems.push(rival.problem);
   if (rival.found === undefined) check.notes.push(rival.reason);
+  if (record.ownership === 'apps/v1') {
+    if (rival.found === true) check.problems.push(rival.problem);
+    return;
+  }
+  check.notes.push(
+    rival.found === true
+      ? `fits: the cluster's own DaemonSet controller is active (${rival.manager}); it keeps creating pods and writing status, and the reconciler rolls out only OnDelete DaemonSets annotated apps.dsr.dev/rollout, by deleting old pods`
+      : rival.found === false
+        ? "no other DaemonSet controller was seen writing DaemonSet status (no DaemonSets yet, or its controller is off); apps/v1+OnDelete needs the cluster's own controller on, as on EKS, GKE and AKS, else use --ownership apps/v1"
+        : "apps/v1+OnDelete needs the cluster's own DaemonSet controller on, as on EKS, GKE and AKS"
+  );
 };
 
 /**

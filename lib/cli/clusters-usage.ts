@@ -67,11 +67,13 @@ AUTH is one of
 CA is --ca-file PEM or --ca-data BASE64 (TLS is always verified)
 
   --mode watch|economy  how the bridge follows the cluster (default watch)
-  --ownership apps/v1|apps.dsr.dev/v1beta1
+  --ownership apps/v1|apps/v1+OnDelete|apps.dsr.dev/v1beta1
                         which DaemonSets it reconciles: native ones
                         (default; the cluster's own DaemonSet controller
-                        must be off) or the own AdvancedDaemonSet kind (EKS,
-                        GKE, AKS)
+                        must be off); the rollouts of native OnDelete
+                        DaemonSets annotated apps.dsr.dev/rollout, beside
+                        the cluster's own controller (EKS, GKE, AKS); or
+                        the own AdvancedDaemonSet kind (EKS, GKE, AKS)
   --api-qps N --api-burst N
                         the most the cluster's shared API budget may use
                         (default 400 and 800; burst 2 × N when only

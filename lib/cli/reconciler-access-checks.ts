@@ -84,11 +84,39 @@ export const ADVANCED_RECONCILER_RULES: readonly PolicyRule[] = [
   ...RECONCILER_RULES.slice(6),
 ];
 
+/**
+ * The rules of infra/kubernetes/rbac-on-delete.yaml (native OnDelete
+ * mode): reads, pod deletes and the hooks' pod patches; no creates, no
+ * DaemonSet status, no ControllerRevision writes.
+ */
+export const ON_DELETE_RECONCILER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['apps'],
+    resources: ['daemonsets'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch'] },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['list', 'watch', 'delete', 'patch'],
+  },
+  { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
+  {
+    apiGroups: ['apps'],
+    resources: ['controllerrevisions'],
+    verbs: ['get', 'list', 'watch'],
+  },
+  ...RECONCILER_RULES.slice(7),
+];
+
 /** Returns the rules the reconciler needs for a cluster's ownership mode. */
 export const reconcilerRulesFor = (ownership: string): readonly PolicyRule[] =>
   ownership === 'apps.dsr.dev/v1beta1'
     ? ADVANCED_RECONCILER_RULES
-    : RECONCILER_RULES;
+    : ownership === 'apps/v1+OnDelete'
+      ? ON_DELETE_RECONCILER_RULES
+      : RECONCILER_RULES;
 
 /** Returns one check per group × resource × verb of `rules`, in rule order. */
 export const accessChecksFromRules = (

@@ -3,7 +3,7 @@
  * out) and the CLI that registers clusters.
  */
 import { ReconcilerError } from '../errors.js';
-import type { ApiBudget, ClusterRecord } from '../ports/index.js';
+import type { ApiBudget, ClusterRecord, Ownership } from '../ports/index.js';
 import {
   caDataProblem,
   ID,
@@ -15,6 +15,13 @@ import {
   RECORD_KEYS,
   unknownKeys,
 } from './record-fields.js';
+
+/** Every ownership mode a record may name (ports' Ownership). */
+export const OWNERSHIP_MODES: readonly Ownership[] = [
+  'apps/v1',
+  'apps.dsr.dev/v1beta1',
+  'apps/v1+OnDelete',
+];
 
 /** A cluster record breaks the registry's rules; lists every problem. */
 export class InvalidClusterRecordError extends ReconcilerError {
@@ -74,10 +81,10 @@ const checkServer = (
 
 /** Checks `ownership` and `bridgeMode`. */
 const checkModes = (raw: Record<string, unknown>, problems: Problems): void => {
-  if (raw.ownership !== 'apps/v1' && raw.ownership !== 'apps.dsr.dev/v1beta1') {
+  if (!(OWNERSHIP_MODES as readonly unknown[]).includes(raw.ownership)) {
     problems.push({
       field: 'ownership',
-      problem: "must be 'apps/v1' or 'apps.dsr.dev/v1beta1'",
+      problem: `must be ${OWNERSHIP_MODES.map((m) => `'${m}'`).join(', ')}`,
     });
   }
   if (raw.bridgeMode !== 'watch' && raw.bridgeMode !== 'economy') {

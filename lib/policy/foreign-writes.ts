@@ -15,6 +15,9 @@
  *   handles as upstream does.
  * Writes older than our first status write are history — e.g. pods the
  * upstream controller made before we took over, which we adopt unchanged.
+ * In the native OnDelete mode the cluster's controller is the expected
+ * writer of status and pods: its last status write is the mark instead of
+ * ours, and its writes are no fight; any other controller's still are.
  */
 
 import type { DaemonSet, KubeObject, Pod } from '../reconcile/k8s/types.js';
@@ -67,6 +70,9 @@ export const KNOWN_DAEMON_SET_CONTROLLERS: readonly string[] = [
   'kruise-manager',
 ];
 
+/** The field manager of a cluster's own DaemonSet controller. */
+export const CLUSTER_DAEMON_SET_CONTROLLER = 'kube-controller-manager';
+
 /**
  * Returns whether `writer`, a field manager other than ours, is a rival
  * DaemonSet controller: one of `controllers`, another deployment of this
@@ -76,11 +82,14 @@ export const isRivalController = (
   writer: string,
   o: {
     ours: string;
+    /** The DaemonSet's expected status writer (default: ours). */
+    expected?: string;
     controllers: readonly string[];
     statusWriters: ReadonlySet<string>;
   }
 ): boolean =>
   writer !== o.ours &&
+  writer !== (o.expected ?? o.ours) &&
   (o.controllers.includes(writer) ||
     isThisProduct(writer) ||
     o.statusWriters.has(writer));
@@ -94,32 +103,36 @@ export interface ForeignWrites {
 }
 
 /**
- * Returns a description of each write by another manager since our last
- * status write, rival or stray (both empty: none seen). `pods` are the
- * pods the sync read; `controllers` are the known DaemonSet controllers.
+ * Returns a description of each write by another manager since the
+ * expected status writer's last status write (ours, unless `expected` names
+ * the cluster's controller), rival or stray (both empty: none seen). `pods`
+ * are the pods the sync read; `controllers` are the known DaemonSet
+ * controllers.
  */
 export const classifyForeignWrites = (
   ds: DaemonSet,
   pods: readonly Pod[],
   manager = USER_AGENT,
-  controllers = KNOWN_DAEMON_SET_CONTROLLERS
+  controllers = KNOWN_DAEMON_SET_CONTROLLERS,
+  expected = manager
 ): ForeignWrites => {
   const found: ForeignWrites = { rival: [], stray: [] };
   const status = entries(ds).filter((e) => e.subresource === 'status');
-  const ours = status.find((e) => e.manager === manager);
-  if (ours === undefined) return found;
-  const since = timeOf(ours);
+  const mark = status.find((e) => e.manager === expected);
+  if (mark === undefined) return found;
+  const since = timeOf(mark);
+  const isExpected = (m: string | undefined) => m === manager || m === expected;
   const statusWriters = new Set<string>();
   for (const e of status) {
     if (e.manager === undefined || !ownsStatusCounters(e)) continue;
     statusWriters.add(e.manager);
     // managedFields times have whole seconds: the same second counts.
-    if (e.manager !== manager && timeOf(e) >= since) {
+    if (!isExpected(e.manager) && timeOf(e) >= since) {
       found.rival.push(`status counters written by ${e.manager} at ${e.time}`);
     }
   }
   const uid = ds.metadata?.uid;
-  const rival = { ours: manager, controllers, statusWriters };
+  const rival = { ours: manager, expected, controllers, statusWriters };
   for (const pod of pods) {
     const controlled = pod.metadata?.ownerReferences?.some(
       (r) => r.controller && r.uid === uid
@@ -128,6 +141,7 @@ export const classifyForeignWrites = (
     const creator = entries(pod).find(
       (e) => e.manager !== manager && !e.subresource && ownsOwnerReferences(e)
     );
+    if (creator !== undefined && isExpected(creator.manager)) continue;
     const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
     if (creator === undefined || !(created >= since)) continue;
     const by = creator.manager ?? '';

@@ -11,6 +11,16 @@ import type {
   RevisionControl,
 } from './sync.js';
 
+/**
+ * What the reconciler owns in a cluster, named by the apiVersion it
+ * reconciles: native DaemonSets (`apps/v1`, for clusters whose DaemonSet
+ * controller is off); the own kind (`apps.dsr.dev/v1beta1`,
+ * AdvancedDaemonSet; managed clusters), never touching apps/v1; or the
+ * rollouts of opted-in native OnDelete DaemonSets beside the cluster's own
+ * controller (`apps/v1+OnDelete`; managed clusters), deleting old pods only.
+ */
+export type Ownership = 'apps/v1' | 'apps.dsr.dev/v1beta1' | 'apps/v1+OnDelete';
+
 /** How the reconciler authenticates to a cluster's API server. */
 export type ClusterAuth =
   /** An EKS token minted from the function's IAM identity (optionally via a role). */
@@ -29,13 +39,8 @@ export interface ClusterRecord {
   /** PEM CA bundle, base64 (kubeconfig `certificate-authority-data`). */
   caData: string;
   auth: ClusterAuth;
-  /**
-   * What the reconciler owns there, as an apiVersion: native DaemonSets
-   * (`apps/v1`, for clusters whose DaemonSet controller is off) or the own
-   * kind (`apps.dsr.dev/v1beta1`, AdvancedDaemonSet; managed clusters). It
-   * never touches the other kind.
-   */
-  ownership: 'apps/v1' | 'apps.dsr.dev/v1beta1';
+  /** What the reconciler owns there (Ownership). */
+  ownership: Ownership;
   /** How its bridge runs: long-lived watches, or short scheduled runs. */
   bridgeMode: 'watch' | 'economy';
   /**

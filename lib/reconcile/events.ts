@@ -20,6 +20,8 @@ export const EventReason = {
   FailedUpdatePodInPlace: 'FailedUpdatePodInPlace',
   /** A spec the schema let through but the reconciler cannot act on. */
   InvalidSpec: 'InvalidSpec',
+  /** An OnDelete DaemonSet's rollout annotation the product cannot follow. */
+  InvalidRollout: 'InvalidRollout',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -46,6 +46,12 @@ export interface SyncDeps {
    * runs, CLI plans): every sync slow-starts at 1, as upstream's.
    */
   slowStart?: SlowStartMemory;
+  /**
+   * The native OnDelete mode: the cluster's own DaemonSet controller
+   * creates pods and writes status; the sync only deletes old pods of
+   * opted-in OnDelete DaemonSets (roll-on-delete.ts).
+   */
+  rollsOnDeleteOnly?: boolean;
 }
 
 /** One sync in progress. */

@@ -26,6 +26,7 @@ import {
 } from './failed-pod-backoff.js';
 import { cleanupHistory, constructHistory } from './history.js';
 import { refreshUpdateStates, updatePodsInPlace } from './in-place.js';
+import { rollOnDelete } from './roll-on-delete.js';
 import { syncNodes } from './sync-nodes.js';
 import { reportInvalidSpec, updateDaemonSetStatus } from './update-status.js';
 
@@ -149,6 +150,9 @@ export const syncDaemonSet = async (
     read: { daemonSet: ds, pods: [] },
     placement: placementOnce(ds),
   };
+  if (deps.rollsOnDeleteOnly) {
+    return resultOf(ctx.read, await rollOnDelete(ctx));
+  }
   const nodes = await deps.reader.listNodes();
   if (isEmptyLabelSelector(ds.spec?.selector)) {
     await deps.events.record(

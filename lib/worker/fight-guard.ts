@@ -69,12 +69,17 @@ export class FightGuard {
     return undefined;
   }
 
-  /** Checks what a sync of `key` read; fences on a fight. */
+  /**
+   * Checks what a sync of `key` read; fences on a fight. `expected` names
+   * the DaemonSet's expected status writer when it is not us (the cluster's
+   * own controller, in the native OnDelete mode).
+   */
   async inspect(
     key: string,
     read: SyncRead | undefined,
     events: EventRecorder,
-    logger: Logger
+    logger: Logger,
+    expected?: string
   ): Promise<void> {
     if (read === undefined) return;
     const { cluster, namespace, name } = parseDaemonSetKey(key);
@@ -83,7 +88,8 @@ export class FightGuard {
       ds,
       read.pods,
       this.#manager,
-      this.#controllers
+      this.#controllers,
+      expected
     );
     if (stray.length > 0) {
       logger.warn('a pod the DaemonSet controls was created by someone else', {

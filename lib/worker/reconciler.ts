@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withFields } from '../logging.js';
+import { CLUSTER_DAEMON_SET_CONTROLLER } from '../policy/foreign-writes.js';
 import type {
   Clock,
   ClusterHealthStore,
@@ -221,7 +222,15 @@ export class Reconciler {
     const { result, creates, deletes, started } = synced;
     await this.#breaker.settle(cluster, admitted, result, logger);
     const read = result.outcome === 'synced' ? result.read : undefined;
-    await this.#fights.inspect(key, read, session.deps.events, logger);
+    await this.#fights.inspect(
+      key,
+      read,
+      session.deps.events,
+      logger,
+      session.record.ownership === 'apps/v1+OnDelete'
+        ? CLUSTER_DAEMON_SET_CONTROLLER
+        : undefined
+    );
     const run = { cluster, records, started, result };
     reportSync(this.#o, run, { creates, deletes, logger });
   }
@@ -266,6 +275,7 @@ export class Reconciler {
               clock: this.#o.clock,
             }),
             noteOwnPods: notingOwnPods(this.#o.queue, k),
+            rollsOnDeleteOnly: session.record.ownership === 'apps/v1+OnDelete',
             readLatestNext: () => this.#o.ledger.requireLatest(k),
           });
         },

@@ -17,6 +17,10 @@ const ROLES = {
     '../../infra/kubernetes/rbac-advanced-daemonset.yaml',
     import.meta.url
   ),
+  'apps/v1+OnDelete': new URL(
+    '../../infra/kubernetes/rbac-on-delete.yaml',
+    import.meta.url
+  ),
   bridge: new URL('../../infra/kubernetes/rbac-bridge.yaml', import.meta.url),
   viewer: new URL('../../infra/kubernetes/rbac-viewer.yaml', import.meta.url),
   'bridge-advanced': new URL(

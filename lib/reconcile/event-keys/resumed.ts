@@ -28,6 +28,7 @@ import type {
   Taint,
 } from '../k8s/types.js';
 import { daemonPlacement } from '../node-should-run.js';
+import { rolloutView } from '../on-delete/rollout-annotation.js';
 import {
   type ClusterView,
   type EventKeys,
@@ -154,9 +155,9 @@ export const updateNodeResumed = (
     return (
       before.shouldRun !== after.shouldRun ||
       before.shouldContinueRunning !== after.shouldContinueRunning ||
-      // The own kind's canary selector (Kruise PR #920).
-      nodeShouldUpdateBySelector(oldNode, ds) !==
-        nodeShouldUpdateBySelector(cur, ds)
+      // The canary selector (Kruise PR #920), of either kind.
+      nodeShouldUpdateBySelector(oldNode, rolloutView(ds)) !==
+        nodeShouldUpdateBySelector(cur, rolloutView(ds))
     );
   });
 };

@@ -49,7 +49,8 @@ export const KRUISE_DAEMON_SET: DaemonSetKind = {
 
 /**
  * Returns the kind a cluster's ownership mode reconciles: a record's
- * `ownership` is the apiVersion of the kind it owns.
+ * `ownership` is the apiVersion of the kind it owns (`apps/v1+OnDelete`
+ * rolls out native DaemonSets).
  */
 export const ownedKind = (ownership: string): DaemonSetKind =>
   ownership === ADVANCED_DAEMON_SET.apiVersion

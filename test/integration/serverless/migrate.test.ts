@@ -220,7 +220,7 @@ describe('kubectl dsr migrate: apps/v1 ⇄ AdvancedDaemonSet without restarts', 
       );
       expect(native.ok).toBe(false);
       expect(native.problems).toContain(
-        `ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/${name}); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`
+        `ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/${name}); register the cluster with --ownership apps/v1+OnDelete to roll out OnDelete DaemonSets that opt in, or apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`
       );
       expect(own.problems.filter((p) => p.startsWith('ownership'))).toEqual([]);
     } finally {

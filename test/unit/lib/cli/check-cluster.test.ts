@@ -51,7 +51,7 @@ describe('checkCluster: which ownership mode fits', () => {
     // Assess
     expect(result.ok).toBe(false);
     expect(result.problems).toEqual([
-      'ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off',
+      'ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps/v1+OnDelete to roll out OnDelete DaemonSets that opt in, or apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off',
     ]);
   });
 
@@ -80,6 +80,29 @@ describe('checkCluster: which ownership mode fits', () => {
     expect(result.ok).toBe(true);
     expect(result.notes).toEqual([
       "owns AdvancedDaemonSets (apps.dsr.dev) only; the cluster's own controller keeps apps/v1 DaemonSets",
+    ]);
+  });
+
+  it('says the OnDelete mode fits where the cluster’s own controller is active', async () => {
+    const result = await check('apps/v1+OnDelete', async () => [
+      {
+        daemonSet: 'kube-system/kube-proxy',
+        managers: ['kube-controller-manager'],
+      },
+    ]);
+    expect(result.ok).toBe(true);
+    expect(result.notes).toEqual([
+      "fits: the cluster's own DaemonSet controller is active (kube-controller-manager); it keeps creating pods and writing status, and the reconciler rolls out only OnDelete DaemonSets annotated apps.dsr.dev/rollout, by deleting old pods",
+    ]);
+  });
+
+  it('notes that the OnDelete mode needs the cluster’s own controller when none is seen', async () => {
+    const result = await check('apps/v1+OnDelete', async () => [
+      { daemonSet: 'default/new', managers: [] },
+    ]);
+    expect(result.ok).toBe(true);
+    expect(result.notes).toEqual([
+      "no other DaemonSet controller was seen writing DaemonSet status (no DaemonSets yet, or its controller is off); apps/v1+OnDelete needs the cluster's own controller on, as on EKS, GKE and AKS, else use --ownership apps/v1",
     ]);
   });
 });

@@ -5,6 +5,7 @@ import {
   ADVANCED_RECONCILER_RULES,
   accessChecksFromRules,
   formatAccessCheck,
+  ON_DELETE_RECONCILER_RULES,
   RECONCILER_RULES,
   reconcilerRulesFor,
 } from '#lib/cli/reconciler-access-checks.js';
@@ -52,6 +53,38 @@ describe('ADVANCED_RECONCILER_RULES', () => {
       ADVANCED_RECONCILER_RULES
     );
     expect(reconcilerRulesFor('apps/v1')).toBe(RECONCILER_RULES);
+  });
+});
+
+describe('ON_DELETE_RECONCILER_RULES', () => {
+  it('equals the rules of infra/kubernetes/rbac-on-delete.yaml and grant no create, no status and no revision write', () => {
+    // Prepare
+    const role = loadYaml<{ kind: string; rules: unknown[] }>(
+      readFileSync(
+        new URL(
+          '../../../../infra/kubernetes/rbac-on-delete.yaml',
+          import.meta.url
+        ),
+        'utf8'
+      )
+    );
+    // Act
+    const checks = accessChecksFromRules(ON_DELETE_RECONCILER_RULES).map(
+      formatAccessCheck
+    );
+    // Assess
+    expect(ON_DELETE_RECONCILER_RULES).toEqual(role.rules);
+    expect(reconcilerRulesFor('apps/v1+OnDelete')).toBe(
+      ON_DELETE_RECONCILER_RULES
+    );
+    expect(checks).not.toContain('create pods');
+    expect(checks).not.toContain('create pods/binding');
+    expect(checks).not.toContain('update daemonsets.apps/status');
+    expect(checks.filter((c) => c.includes('controllerrevisions'))).toEqual([
+      'get controllerrevisions.apps',
+      'list controllerrevisions.apps',
+      'watch controllerrevisions.apps',
+    ]);
   });
 });
 

@@ -180,7 +180,7 @@ describe('runClustersCli', () => {
             '  ok    reachable: Kubernetes v1.36.3',
             '  ok    authenticated as admin',
             '  ok    RBAC: all 31 permissions of infra/kubernetes/rbac.yaml granted',
-            '  FAIL  ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off',
+            '  FAIL  ownership: another DaemonSet controller is active here (kube-controller-manager writes the status of kube-system/kube-proxy); register the cluster with --ownership apps/v1+OnDelete to roll out OnDelete DaemonSets that opt in, or apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off',
             '  note  kubeconfig auth is for local runs only: the deployed functions cannot read this file',
             '  => FAILED',
             'error: cluster eks not registered: its check failed (--skip-check registers it anyway)',

@@ -1,6 +1,7 @@
 /** Fight detection from managedFields: what counts as another controller's write. */
 import { describe, expect, it } from 'vitest';
 import {
+  CLUSTER_DAEMON_SET_CONTROLLER,
   classifyForeignWrites,
   findForeignWrites,
   isRivalController,
@@ -157,6 +158,34 @@ describe('findForeignWrites', () => {
     // Act / Assess
     expect(classifyForeignWrites(ds, [pod]).rival).toEqual([
       `pod ${pod.metadata?.name} created by ${writer}`,
+    ]);
+  });
+});
+
+describe('classifyForeignWrites with the cluster’s controller expected (native OnDelete mode)', () => {
+  const KCM = CLUSTER_DAEMON_SET_CONTROLLER;
+  const classify = (ds: DaemonSet, pods: Pod[] = []) =>
+    classifyForeignWrites(ds, pods, OURS, KNOWN_DAEMON_SET_CONTROLLERS, KCM);
+
+  it('takes the cluster controller’s status writes and pods as expected, never as a fight', () => {
+    // Prepare: we never write status in this mode.
+    const ds = withStatusWriters(statusEntry(KCM, '2026-01-01T00:00:10Z'));
+    const pod = podCreatedBy(ds, KCM, '2026-01-01T00:00:20Z');
+    // Act / Assess
+    expect(classify(ds, [pod])).toEqual({ rival: [], stray: [] });
+  });
+
+  it('still reports a rival that writes status counters or creates pods after the cluster’s controller', () => {
+    // Prepare
+    const ds = withStatusWriters(
+      statusEntry(KCM, '2026-01-01T00:00:10Z'),
+      statusEntry('kruise-manager', '2026-01-01T00:00:11Z')
+    );
+    const pod = podCreatedBy(ds, 'kruise-manager', '2026-01-01T00:00:12Z');
+    // Act / Assess
+    expect(classify(ds, [pod]).rival).toEqual([
+      'status counters written by kruise-manager at 2026-01-01T00:00:11Z',
+      `pod ${pod.metadata?.name} created by kruise-manager`,
     ]);
   });
 });

@@ -20,6 +20,7 @@ import type {
   ControllerRevision,
   DaemonSet,
 } from '#lib/reconcile/k8s/types.js';
+import { ROLLOUT_ANNOTATION } from '#lib/reconcile/on-delete/rollout-annotation.js';
 import {
   markPodReady,
   newDaemonSet,
@@ -140,6 +141,28 @@ describe('updateNodeResumed', () => {
     // Assess
     expect(gained.keys).toEqual(['c1/default/canary']);
     expect(lost.keys).toEqual(['c1/default/canary']);
+  });
+
+  it('wakes an opted-in OnDelete DaemonSet whose annotation’s canary selector starts matching the node', () => {
+    // Prepare: newDaemonSet is OnDelete, as a Helm chart's agent would be.
+    const canary = newDaemonSet('canary');
+    canary.metadata = {
+      ...canary.metadata,
+      annotations: {
+        [ROLLOUT_ANNOTATION]: JSON.stringify({
+          selector: { matchLabels: { canary: 'true' } },
+        }),
+      },
+    };
+    const plain = newDaemonSet('plain');
+    // Act
+    const gained = updateNodeResumed(
+      viewOf(canary, plain),
+      { labels: { zone: 'a' } },
+      newNode('n1', { zone: 'a', canary: 'true' })
+    );
+    // Assess
+    expect(gained.keys).toEqual(['c1/default/canary']);
   });
 
   it('tolerates a node without a name (it matches no matchFields term)', () => {
