@@ -6,6 +6,7 @@
  * that could drift from them.
  */
 import { toError } from '../errors.js';
+import { parseDaemonSetKey } from '../keys.js';
 import type {
   Clock,
   ClusterReader,
@@ -15,6 +16,7 @@ import type {
 } from '../ports/index.js';
 import type { BackoffEntry } from '../reconcile/backoff-policy.js';
 import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
+import { readOnDeleteOptIn } from '../reconcile/on-delete/rollout-annotation.js';
 import {
   DryRunBackoff,
   DryRunExpectations,
@@ -112,7 +114,12 @@ export const planNextSync = async (
   let result: Awaited<ReturnType<typeof syncDaemonSet>> | undefined;
   let error: string | undefined;
   try {
+    const { namespace, name } = parseDaemonSetKey(key);
+    const ds = await reader.getDaemonSet(namespace, name);
     result = await syncDaemonSet(key, {
+      // An opted-in OnDelete DaemonSet is planned as the OnDelete mode
+      // syncs it (the registry's mode is not known here).
+      rollsOnDeleteOnly: ds !== undefined && readOnDeleteOptIn(ds).optedIn,
       reader: wrapped,
       podControl: writes,
       revisionControl: writes,

@@ -78,9 +78,9 @@ export const rollOnDelete = async (
   const owned = pods.filter((p) => isControlledBy(p, ds));
   // New pods with the KruisePodReady gate serve once it is set, paused or not.
   await refreshUpdateStates({ ...ctx, read: { ...ctx.read, pods: owned } });
+  const nodes = await deps.reader.listNodes();
   if (optIn.controls.paused) return undefined;
   if (!(await deps.expectations.satisfiedExpectations(key))) return undefined;
-  const nodes = await deps.reader.listNodes();
   const planned = asRollingUpdate(ds, optIn.controls);
   const placement = placementOnce(planned);
   const plan = planRollingUpdate(

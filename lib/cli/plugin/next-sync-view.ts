@@ -15,6 +15,7 @@ import {
 } from '../../reconcile/k8s/pod-util.js';
 import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';
 import { getNodesToDaemonPods } from '../../reconcile/nodes-to-daemon-pods.js';
+import { rolloutView } from '../../reconcile/on-delete/rollout-annotation.js';
 import {
   planRollingUpdate,
   type UpdateBudgetUse,
@@ -51,7 +52,8 @@ export const nextSyncView = (
   next: NextSync & { daemonSet: DaemonSet },
   nowMs: number
 ): NextSyncView => {
-  const ds = next.daemonSet;
+  // An opted-in OnDelete DaemonSet rolls as its controls say.
+  const ds = rolloutView(next.daemonSet);
   const hash = next.hash ?? '';
   const byNode = getNodesToDaemonPods(
     next.pods.filter(isDaemonPodOf(ds)),
