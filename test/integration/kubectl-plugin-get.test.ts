@@ -179,6 +179,30 @@ describe('kubectl dsr get, set image and read errors (on the real API server)', 
     ]);
   });
 
+  it('-w on an empty list prints the header with the first object', async () => {
+    // Prepare
+    const interrupt = new AbortController();
+    written.length = 0;
+    const run = runPlugin(
+      ['get', '-w', '-l', 'tier=c', '-n', ns],
+      deps({ signal: interrupt.signal })
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    // Act
+    const created = await create('cache', { tier: 'c' });
+    await eventually('the new row', async () => written.length > 0);
+    interrupt.abort();
+    const out = await run;
+    // Assess
+    const age = humanDuration(
+      createdMs + AGE_MS - Date.parse(created.metadata?.creationTimestamp ?? '')
+    );
+    expect(out.exitCode).toBe(1);
+    expect(written.join('')).toBe(
+      `${HEADER}\ncache   0         0         0       0            0           0           false    <none>             ${age}\n`
+    );
+  });
+
   it('set image updates the named container (an init container too), and nothing when unchanged', async () => {
     // Act
     const one = await dsr('set', 'image', 'advds/agent', 'agent=agent:2');

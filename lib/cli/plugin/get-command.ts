@@ -33,6 +33,7 @@ const printer = (c: GetCommand, api: AdvancedDaemonSets, deps: PluginDeps) => {
       nowMs: deps.now(),
     });
   let printed = 0;
+  let headed = false;
   return {
     /** Returns the first answer: the table (with its header), or the objects. */
     async list(items: readonly DaemonSet[], asList: boolean): Promise<string> {
@@ -42,13 +43,17 @@ const printer = (c: GetCommand, api: AdvancedDaemonSets, deps: PluginDeps) => {
         return (await Promise.all(items.map((ds) => this.one(ds)))).join('');
       }
       for (const ds of items) seen.push(await rowOf(ds));
-      return `${kubectlColumns(seen).join('\n')}\n`;
+      headed = items.length > 0;
+      return headed ? `${kubectlColumns(seen).join('\n')}\n` : '';
     },
     /** Returns one changed object: a row aligned to the table, or the object. */
     async one(ds: DaemonSet): Promise<string> {
       if (table) {
-        const row = await rowOf(ds);
-        return `${kubectlColumns([...seen, row]).at(-1)}\n`;
+        const lines = kubectlColumns([...seen, await rowOf(ds)]);
+        // The first line printed carries the header, as kubectl's.
+        const shown = headed ? lines.slice(-1) : [lines[0], lines.at(-1)];
+        headed = true;
+        return `${shown.join('\n')}\n`;
       }
       const yamlStart = c.output === 'yaml' && printed++ > 0 ? '---\n' : '';
       return `${yamlStart}${printObject(ds, c.output as 'json' | 'yaml' | 'name')}`;
@@ -106,17 +111,17 @@ export const get = async (
     ({ items, resourceVersion } = await api.listWithVersion(scope, c.selector));
   }
   const empty =
-    items.length === 0
+    items.length === 0 && c.output !== 'json' && c.output !== 'yaml'
       ? c.allNamespaces
         ? 'No resources found\n'
         : `No resources found in ${ns} namespace.\n`
       : '';
   const first =
-    items.length === 0 && c.output !== 'json' && c.output !== 'yaml'
+    items.length === 0 && c.output === 'name'
       ? ''
       : await print.list(items, !c.watch && !c.name);
   if (!c.watch) return { stdout: first, stderr: empty };
-  deps.write(first);
+  if (first !== '') deps.write(first);
   await watchChanges(c, api, scope, resourceVersion, print, deps);
   return { stdout: '', stderr: '' };
 };
