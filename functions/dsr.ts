@@ -13,10 +13,16 @@ import { runClusters } from './clusters.js';
 import { runKubectlDsr } from './kubectl-dsr.js';
 
 const [first, ...rest] = process.argv.slice(2);
+// kubectl's interrupt handler: stop a watch, exit 1 (kubectl/pkg/util/interrupt).
+const interrupted = new AbortController();
+process.once('SIGINT', () => {
+  interrupted.abort();
+  process.exit(1);
+});
 const out =
   first === 'clusters'
     ? await runClusters(rest)
-    : await runKubectlDsr(process.argv.slice(2));
+    : await runKubectlDsr(process.argv.slice(2), interrupted.signal);
 process.stdout.write(out.stdout);
 process.stderr.write(out.stderr);
 // Exit at once: keep-alive sockets of the SDK and of a timed-out check must

@@ -18,6 +18,7 @@ import { systemClock } from '../lib/adapters/system-clock.js';
 import type { OpenState } from '../lib/cli/plugin/inspect-command.js';
 import { runPlugin } from '../lib/cli/plugin/run-plugin.js';
 import { resolveTable } from '../lib/cli/stack-table.js';
+import packageJson from '../package.json' with { type: 'json' };
 import { stackOutputsFor } from './clusters.js';
 
 /** Opens the expectations and failed-pod backoff of a state table. */
@@ -52,10 +53,22 @@ const save = async (name: string, text: string): Promise<string> => {
   return file;
 };
 
-/** Runs `kubectl dsr ARGV…`; rollout status prints its progress at once. */
-export const runKubectlDsr = (argv: readonly string[]) =>
+/**
+ * Runs `kubectl dsr ARGV…`; rollout status and get -w print as they go.
+ * The kubeconfig is `--kubeconfig`, else $KUBECONFIG merged as kubectl
+ * merges it, else ~/.kube/config. `signal` ends a watch.
+ */
+export const runKubectlDsr = (argv: readonly string[], signal?: AbortSignal) =>
   runPlugin(argv, {
-    open: openAdvancedDaemonSets,
+    open: (target) =>
+      openAdvancedDaemonSets({
+        ...target,
+        ...(process.env.KUBECONFIG === undefined
+          ? {}
+          : { kubeconfigEnv: process.env.KUBECONFIG }),
+      }),
+    version: packageJson.version,
+    ...(signal === undefined ? {} : { signal }),
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     write: (text) => process.stdout.write(text),

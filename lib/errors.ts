@@ -82,6 +82,8 @@ export class KubeApiError extends ReconcilerError {
    * for its object alone (an admission webhook), a read only for the server.
    */
   readonly write: boolean;
+  /** The Status object's own message, as kubectl prints it. */
+  readonly serverMessage: string | undefined;
 
   constructor(
     message: string,
@@ -91,6 +93,7 @@ export class KubeApiError extends ReconcilerError {
       causes?: readonly string[];
       retryAfterSeconds?: number;
       write?: boolean;
+      serverMessage?: string;
     },
     options?: ErrorOptions
   ) {
@@ -101,6 +104,7 @@ export class KubeApiError extends ReconcilerError {
     this.causes = fields.causes ?? [];
     this.retryAfterSeconds = fields.retryAfterSeconds;
     this.write = fields.write ?? false;
+    this.serverMessage = fields.serverMessage;
   }
 }
 

@@ -10,11 +10,23 @@ import type {
   LabelSelector,
   Pod,
 } from '../reconcile/k8s/types.js';
+import type { ListSnapshot, WatchEvent } from './bridge.js';
 
 /** How a write is sent. */
 export interface WriteOptions {
   /** Sends `dryRun=All`: admission and validation run, nothing is stored. */
   dryRun?: boolean;
+}
+
+/** Where a watch of the own kind starts, and what it watches. */
+export interface WatchFrom {
+  resourceVersion: string;
+  /** A label selector. */
+  selector?: string;
+  /** One object's name. */
+  name?: string;
+  /** Ends the watch. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -23,7 +35,28 @@ export interface WriteOptions {
  */
 export interface AdvancedDaemonSets {
   get(namespace: string, name: string): Promise<DaemonSet>;
-  list(namespace: string | undefined): Promise<DaemonSet[]>;
+  /** Lists the objects of `namespace` (undefined: all) a label selector matches. */
+  list(namespace: string | undefined, selector?: string): Promise<DaemonSet[]>;
+  /** Lists as `list` does, with the resourceVersion to watch from. */
+  listWithVersion(
+    namespace: string | undefined,
+    selector?: string
+  ): Promise<ListSnapshot<DaemonSet>>;
+  /**
+   * Streams the changes after `resourceVersion` (one object when `name` is
+   * given) until `signal` aborts; errors are KubeApiErrors (410 ⇒ Gone).
+   */
+  watch(
+    namespace: string | undefined,
+    from: WatchFrom
+  ): AsyncIterable<WatchEvent<DaemonSet>>;
+  /** Applies a JSON patch (RFC 6902) to the object. */
+  jsonPatch(
+    namespace: string,
+    name: string,
+    ops: readonly object[],
+    options?: WriteOptions
+  ): Promise<DaemonSet>;
   /** Applies a JSON merge patch to the object. */
   patch(
     namespace: string,

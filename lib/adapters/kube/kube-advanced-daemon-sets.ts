@@ -3,12 +3,12 @@
  * kind's objects, the ControllerRevisions and pods they control, and a
  * client opened from a kubeconfig file and context as kubectl opens one.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { ApiErrorReason, isApiError } from '../../errors.js';
 import type {
   AdvancedDaemonSets,
   ClusterReader,
   DaemonSetMigrationApi,
+  WatchFrom,
   WriteOptions,
 } from '../../ports/index.js';
 import { releasePatch } from '../../reconcile/k8s/controller-ref.js';
@@ -25,6 +25,7 @@ import type {
 } from '../../reconcile/k8s/types.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
 import { KubeHttp } from './kube-http.js';
+import { type KubectlTarget, loadKubectlConfig } from './kubectl-kubeconfig.js';
 import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
 
@@ -57,10 +58,51 @@ export class KubeAdvancedDaemonSets
     );
   }
 
-  list(namespace: string | undefined) {
+  list(namespace: string | undefined, selector?: string) {
     return this.#http.list<DaemonSet>(
       `list ${kind.resource}`,
-      paths.daemonSets(kind, namespace)
+      paths.daemonSets(kind, namespace),
+      selector ? { labelSelector: selector } : {}
+    );
+  }
+
+  listWithVersion(namespace: string | undefined, selector?: string) {
+    return this.#http.listWithVersion<DaemonSet>(
+      `list ${kind.resource}`,
+      paths.daemonSets(kind, namespace),
+      selector ? { labelSelector: selector } : {}
+    );
+  }
+
+  watch(namespace: string | undefined, from: WatchFrom) {
+    return this.#http.watch<DaemonSet>(
+      `watch ${kind.resource}`,
+      paths.daemonSets(kind, namespace),
+      {
+        resourceVersion: from.resourceVersion,
+        allowWatchBookmarks: false,
+        ...(from.selector ? { labelSelector: from.selector } : {}),
+        ...(from.name ? { fieldSelector: `metadata.name=${from.name}` } : {}),
+      },
+      from.signal
+    );
+  }
+
+  jsonPatch(
+    namespace: string,
+    name: string,
+    ops: readonly object[],
+    o?: WriteOptions
+  ) {
+    return this.#http.request<DaemonSet>(
+      `patch ${kind.resource} ${namespace}/${name}`,
+      'PATCH',
+      paths.daemonSet(kind, namespace, name),
+      {
+        body: JSON.stringify(ops),
+        contentType: 'application/json-patch+json',
+        ...writeQuery(o),
+      }
     );
   }
 
@@ -74,17 +116,11 @@ export class KubeAdvancedDaemonSets
     template: unknown,
     o?: WriteOptions
   ) {
-    return this.#http.request<DaemonSet>(
-      `roll back ${kind.resource} ${namespace}/${name}`,
-      'PATCH',
-      paths.daemonSet(kind, namespace, name),
-      {
-        body: JSON.stringify([
-          { op: 'replace', path: '/spec/template', value: template },
-        ]),
-        contentType: 'application/json-patch+json',
-        ...writeQuery(o),
-      }
+    return this.jsonPatch(
+      namespace,
+      name,
+      [{ op: 'replace', path: '/spec/template', value: template }],
+      o
     );
   }
 
@@ -245,25 +281,16 @@ export class KubeAdvancedDaemonSets
   }
 }
 
-/** How kubectl names the cluster to talk to. */
-export interface KubectlTarget {
-  /** --kubeconfig, else $KUBECONFIG, else ~/.kube/config. */
-  kubeconfig?: string;
-  /** --context, else the file's current context. */
-  context?: string;
-}
-
-/** Returns the plugin's API access and the namespace of the context. */
+/** Returns the plugin's API access and the context's namespace (kubectl's loading). */
 export const openAdvancedDaemonSets = (
   target: KubectlTarget
-): { api: KubeAdvancedDaemonSets; namespace: string } => {
-  const kc = new KubeConfig();
-  if (target.kubeconfig) kc.loadFromFile(target.kubeconfig);
-  else kc.loadFromDefault();
-  if (target.context) kc.setCurrentContext(target.context);
+): { api: KubeAdvancedDaemonSets; namespace: string; server?: string } => {
+  const kc = loadKubectlConfig(target);
   const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
+  const server = kc.getCurrentCluster()?.server;
   return {
     api: new KubeAdvancedDaemonSets({ http: new KubeHttp({ kubeConfig: kc }) }),
     namespace: namespace ?? 'default',
+    ...(server === undefined ? {} : { server }),
   };
 };

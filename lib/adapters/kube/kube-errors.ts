@@ -86,6 +86,7 @@ export const apiErrorFromResponse = (
       causes,
       ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
       write: method !== 'GET',
+      ...(body.message === undefined ? {} : { serverMessage: body.message }),
     }
   );
 };

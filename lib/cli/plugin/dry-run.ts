@@ -5,6 +5,7 @@
  * `server` sends each write with `dryRun=All`. A bare `--dry-run` means
  * `client`, with kubectl's deprecation warning.
  */
+import type { WriteOptions } from '../../ports/index.js';
 import { CliUsageError } from '../cli-usage-error.js';
 
 /** The dry-run strategy of one invocation. */
@@ -30,3 +31,23 @@ export const parseDryRun = (value: string | undefined): DryRun => {
 /** Returns what kubectl appends to a message under the strategy. */
 export const dryRunSuffix = (d: DryRun): string =>
   d === 'client' ? ' (dry run)' : d === 'server' ? ' (server dry run)' : '';
+
+/** The resource kubectl names objects of the own kind by. */
+export const RESOURCE = 'advanceddaemonset.apps.dsr.dev';
+
+/**
+ * Sends one write as `c.dryRun` says and returns kubectl's message: under
+ * `client` nothing is sent and the patch follows the message; under
+ * `server` the write carries `dryRun=All`.
+ */
+export const sendWrite = async (
+  c: { name: string; dryRun: DryRun },
+  done: string,
+  patch: unknown,
+  write: (o: WriteOptions) => Promise<unknown>
+): Promise<string> => {
+  if (c.dryRun !== 'client') await write({ dryRun: c.dryRun === 'server' });
+  const sent =
+    c.dryRun === 'client' ? `${JSON.stringify(patch, null, 2)}\n` : '';
+  return `${RESOURCE}/${c.name} ${done}${dryRunSuffix(c.dryRun)}\n${sent}`;
+};

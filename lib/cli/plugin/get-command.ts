@@ -1,58 +1,127 @@
-/** `kubectl dsr get`: AdvancedDaemonSets as a kubectl table, with pods per revision. */
+/**
+ * `kubectl dsr get`: AdvancedDaemonSets as kubectl gets them — the table
+ * with pods per revision (or `-o json|yaml|wide|name`), filtered by `-l`,
+ * and with `-w` every change after the list, printed as it comes, until
+ * interrupted (staging/src/k8s.io/kubectl/pkg/cmd/get/get.go `watch`).
+ */
+import { ApiErrorReason, isApiError } from '../../errors.js';
 import type { AdvancedDaemonSets } from '../../ports/index.js';
-import {
-  CONTROLLER_REVISION_HASH_LABEL,
-  type DaemonSet,
-} from '../../reconcile/k8s/types.js';
-import {
-  kubectlAge,
-  kubectlColumns,
-  STATUS_HEADER,
-  statusCells,
-} from '../daemon-set-table.js';
+import type { DaemonSet } from '../../reconcile/k8s/types.js';
+import { kubectlColumns } from '../daemon-set-table.js';
+import { printList, printObject, tableHeader, tableRow } from './get-output.js';
 import type { PluginCommand } from './parse-plugin-args.js';
 import type { PluginDeps } from './run-plugin.js';
 
-const rollingUpdateOf = (ds: DaemonSet) =>
-  ds.spec?.updateStrategy?.rollingUpdate;
+type GetCommand = Extract<PluginCommand, { verb: 'get' }>;
 
-/** `kubectl dsr get`: the table of AdvancedDaemonSets. */
+/** What a get prints: on stdout, and kubectl's note on stderr. */
+export interface GetOutcome {
+  stdout: string;
+  stderr: string;
+}
+
+/** Returns the printer of one invocation's objects. */
+const printer = (c: GetCommand, api: AdvancedDaemonSets, deps: PluginDeps) => {
+  const wide = c.output === 'wide';
+  const table = c.output === 'table' || wide;
+  const header = tableHeader(wide, c.allNamespaces);
+  const seen: string[][] = [header];
+  const rowOf = (ds: DaemonSet) =>
+    tableRow(ds, api, {
+      wide,
+      allNamespaces: c.allNamespaces,
+      nowMs: deps.now(),
+    });
+  let printed = 0;
+  let headed = false;
+  return {
+    /** Returns the first answer: the table (with its header), or the objects. */
+    async list(items: readonly DaemonSet[], asList: boolean): Promise<string> {
+      if (!table) {
+        const format = c.output as 'json' | 'yaml' | 'name';
+        if (asList && format !== 'name') return printList(items, format);
+        return (await Promise.all(items.map((ds) => this.one(ds)))).join('');
+      }
+      for (const ds of items) seen.push(await rowOf(ds));
+      headed = items.length > 0;
+      return headed ? `${kubectlColumns(seen).join('\n')}\n` : '';
+    },
+    /** Returns one changed object: a row aligned to the table, or the object. */
+    async one(ds: DaemonSet): Promise<string> {
+      if (table) {
+        const lines = kubectlColumns([...seen, await rowOf(ds)]);
+        // The first line printed carries the header, as kubectl's.
+        const shown = headed ? lines.slice(-1) : [lines[0], lines.at(-1)];
+        headed = true;
+        return `${shown.join('\n')}\n`;
+      }
+      const yamlStart = c.output === 'yaml' && printed++ > 0 ? '---\n' : '';
+      return `${yamlStart}${printObject(ds, c.output as 'json' | 'yaml' | 'name')}`;
+    },
+  };
+};
+
+/** Prints every change after `resourceVersion` until `deps.signal` aborts. */
+const watchChanges = async (
+  c: GetCommand,
+  api: AdvancedDaemonSets,
+  ns: string | undefined,
+  resourceVersion: string,
+  print: ReturnType<typeof printer>,
+  deps: PluginDeps
+): Promise<void> => {
+  let from = resourceVersion;
+  while (!deps.signal?.aborted) {
+    const events = api.watch(ns, {
+      resourceVersion: from,
+      ...(c.selector ? { selector: c.selector } : {}),
+      ...(c.name ? { name: c.name } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    try {
+      for await (const e of events) {
+        if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
+        from = e.object.metadata?.resourceVersion ?? from;
+        deps.write(await print.one(e.object));
+      }
+    } catch (e) {
+      // A watch too old to resume starts again from now, as a relist would.
+      if (!isApiError(e, ApiErrorReason.Gone)) throw e;
+      from = (await api.listWithVersion(ns, c.selector)).resourceVersion;
+    }
+  }
+};
+
+/** Runs `kubectl dsr get`; with `-w` it prints through `deps.write`. */
 export const get = async (
-  c: Extract<PluginCommand, { verb: 'get' }>,
+  c: GetCommand,
   api: AdvancedDaemonSets,
   ns: string,
   deps: PluginDeps
-) => {
-  const all = c.allNamespaces ? undefined : ns;
-  const items = c.name ? [await api.get(ns, c.name)] : await api.list(all);
-  const header = [
-    ...(c.allNamespaces ? ['NAMESPACE'] : []),
-    'NAME',
-    ...STATUS_HEADER,
-    'PARTITION',
-    'PAUSED',
-    'PODS-BY-REVISION',
-    'AGE',
-  ];
-  const rows = [header];
-  for (const ds of items) {
-    const counts = new Map<string, number>();
-    for (const pod of await api.pods(ds)) {
-      const hash =
-        pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '<none>';
-      counts.set(hash, (counts.get(hash) ?? 0) + 1);
-    }
-    const byRevision = [...counts].map(([h, n]) => `${h}=${n}`).join(',');
-    rows.push([
-      ...(c.allNamespaces ? [ds.metadata?.namespace ?? ''] : []),
-      ds.metadata?.name ?? '',
-      ...statusCells(ds),
-      String(rollingUpdateOf(ds)?.partition ?? 0),
-      String(rollingUpdateOf(ds)?.paused ?? false),
-      byRevision || '<none>',
-      kubectlAge(ds.metadata?.creationTimestamp, deps.now()),
-    ]);
+): Promise<GetOutcome> => {
+  const scope = c.allNamespaces ? undefined : ns;
+  const print = printer(c, api, deps);
+  let items: DaemonSet[];
+  let resourceVersion = '';
+  if (c.name) {
+    const ds = await api.get(ns, c.name);
+    items = [ds];
+    resourceVersion = ds.metadata?.resourceVersion ?? '';
+  } else {
+    ({ items, resourceVersion } = await api.listWithVersion(scope, c.selector));
   }
-  if (items.length === 0) return `No resources found in ${ns} namespace.\n`;
-  return `${kubectlColumns(rows).join('\n')}\n`;
+  const empty =
+    items.length === 0 && c.output !== 'json' && c.output !== 'yaml'
+      ? c.allNamespaces
+        ? 'No resources found\n'
+        : `No resources found in ${ns} namespace.\n`
+      : '';
+  const first =
+    items.length === 0 && c.output === 'name'
+      ? ''
+      : await print.list(items, !c.watch && !c.name);
+  if (!c.watch) return { stdout: first, stderr: empty };
+  if (first !== '') deps.write(first);
+  await watchChanges(c, api, scope, resourceVersion, print, deps);
+  return { stdout: '', stderr: '' };
 };

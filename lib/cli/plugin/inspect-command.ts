@@ -71,8 +71,36 @@ const notFound = (what: string): InspectOutcome => ({
 });
 
 /**
+ * Returns the reader, and the first error its reads threw: a sync's dry run
+ * keeps only the message, and kubectl words a 401, a 403 or a refused
+ * connection by the error itself.
+ */
+const recording = (reader: ClusterReader) => {
+  const failed: { error?: unknown } = {};
+  const wrapped = new Proxy(reader, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => unknown).apply(
+            target,
+            args
+          );
+        } catch (e) {
+          failed.error ??= e;
+          throw e;
+        }
+      };
+    },
+  });
+  return { wrapped, failed };
+};
+
+/**
  * Returns what `plan` or `explain` prints; NotFound as kubectl says it when
  * no DaemonSet of the target's kinds has that name, or the node is missing.
+ * Throws the read's own error when the DaemonSet could not be read.
  */
 export const runInspectCommand = async (
   c: InspectCommand,
@@ -86,13 +114,16 @@ export const runInspectCommand = async (
   const key = `${cluster}/${ns}/${c.target.name}`;
   const state = await stateOf(c, deps.openState);
   for (const kind of kindsToTry(c.target.kind)) {
-    const reader = readerFor(kind);
+    const { wrapped: reader, failed } = recording(readerFor(kind));
     const next = await planNextSync(key, {
       reader,
       clock: { now },
       ...(state === undefined ? {} : { state }),
     });
     const { daemonSet } = next;
+    if (daemonSet === undefined && next.error !== undefined) {
+      throw failed.error ?? new Error(next.error);
+    }
     if (daemonSet === undefined) continue;
     if (c.verb === 'plan') {
       const report = planReport({ ...next, daemonSet }, now());

@@ -1,16 +1,26 @@
 /**
  * The command line of `kubectl dsr`, kubectl's way: `rollout
  * status|history|undo|pause|resume|restart TARGET`, `set partition TARGET
- * VALUE`, `get [NAME]`; TARGET is `advds/NAME` (or the kind's other names,
- * or a bare NAME); kubectl's flags where they exist.
+ * VALUE`, `set image TARGET C=IMG…`, `get [NAME]`, `plan`, `explain`,
+ * `migrate`, `version`, `completion SHELL`; TARGET is `advds/NAME` (or the
+ * kind's other names, or a bare NAME). Each verb takes the flags its entry
+ * in plugin-verbs.ts lists, and no other.
  */
-import { parseArgs } from 'node:util';
 import { CliUsageError } from '../cli-usage-error.js';
-import { BARE_DRY_RUN, type DryRun, parseDryRun } from './dry-run.js';
+import { type DryRun, parseDryRun } from './dry-run.js';
 import {
   type InspectCommand,
   parseInspectCommand,
 } from './parse-inspect-args.js';
+import { splitCommandLine } from './plugin-command-line.js';
+import { STATE_FLAGS } from './plugin-flags.js';
+import {
+  durationMs,
+  type MigrateSource,
+  migrateSource,
+  nameOfTarget,
+  parseImages,
+} from './plugin-targets.js';
 
 /** Where kubectl's flags point. */
 interface KubectlFlags {
@@ -19,10 +29,24 @@ interface KubectlFlags {
   context?: string;
 }
 
+/** How `get` prints (kubectl's `-o`); `table` when not given. */
+export type GetOutput = 'table' | 'json' | 'yaml' | 'wide' | 'name';
+
+/** The shells `completion` writes a script for. */
+export type Shell = 'bash' | 'zsh';
+
 /** One parsed `kubectl dsr` invocation. */
 export type PluginCommand =
-  | { verb: 'help' }
   | {
+      verb: 'help';
+      /** The verb's words (none: the plugin's page). */
+      topic: readonly string[];
+      /** stderr: a group named without its verb, which kubectl refuses. */
+      stream: 'stdout' | 'stderr';
+    }
+  | { verb: 'version' }
+  | { verb: 'completion'; shell: Shell }
+  | ({
       verb:
         | 'status'
         | 'history'
@@ -32,240 +56,148 @@ export type PluginCommand =
         | 'restart'
         | 'partition';
       name: string;
-      namespace?: string;
-      kubeconfig?: string;
-      context?: string;
       watch: boolean;
       timeoutMs?: number;
       revision?: number;
       value?: string;
       /** How the verbs that write send their write (kubectl's --dry-run). */
       dryRun: DryRun;
-    }
-  | {
+    } & KubectlFlags)
+  | ({
+      verb: 'image';
+      name: string;
+      /** The updates, in order. */
+      images: { container: string; image: string }[];
+      dryRun: DryRun;
+    } & KubectlFlags)
+  | ({
       verb: 'migrate';
       name: string;
       /** Which kind the object is now. */
-      from: 'apps/v1' | 'apps.dsr.dev/v1beta1' | 'apps.kruise.io/v1beta1';
-      namespace?: string;
-      kubeconfig?: string;
-      context?: string;
+      from: MigrateSource;
       dryRun: DryRun;
       timeoutMs?: number;
-    }
+    } & KubectlFlags)
   | (InspectCommand & KubectlFlags)
-  | {
+  | ({
       verb: 'get';
       name?: string;
-      namespace?: string;
       allNamespaces: boolean;
-      kubeconfig?: string;
-      context?: string;
-    };
+      output: GetOutput;
+      selector?: string;
+      watch: boolean;
+    } & KubectlFlags);
 
-const KIND_NAMES = [
-  'advds',
-  'advanceddaemonset',
-  'advanceddaemonsets',
-  'advanceddaemonset.apps.dsr.dev',
-  'advanceddaemonsets.apps.dsr.dev',
-];
+const GET_OUTPUTS: readonly GetOutput[] = ['json', 'yaml', 'wide', 'name'];
 
-const ROLLOUT = ['status', 'history', 'undo', 'pause', 'resume', 'restart'];
-/** The rollout verbs that write, and so take --dry-run. */
-const WRITING_ROLLOUT = ['undo', 'pause', 'resume', 'restart'];
-
-/** The kinds `migrate` moves from, by the names kubectl users type. */
-const MIGRATE_SOURCES: Record<
-  string,
-  Extract<PluginCommand, { verb: 'migrate' }>['from']
-> = {
-  ds: 'apps/v1',
-  daemonset: 'apps/v1',
-  daemonsets: 'apps/v1',
-  'daemonset.apps': 'apps/v1',
-  'daemonsets.apps': 'apps/v1',
-  'daemonset.apps.kruise.io': 'apps.kruise.io/v1beta1',
-  'daemonsets.apps.kruise.io': 'apps.kruise.io/v1beta1',
-  ...Object.fromEntries(
-    KIND_NAMES.map((k) => [k, 'apps.dsr.dev/v1beta1' as const])
-  ),
+/** Returns get's `-o`; an unknown one is kubectl's refusal. */
+const getOutput = (o: string | undefined): GetOutput => {
+  if (o === undefined) return 'table';
+  if ((GET_OUTPUTS as readonly string[]).includes(o)) return o as GetOutput;
+  throw new CliUsageError([
+    `unable to match a printer suitable for the output format "${o}", allowed formats are: ${GET_OUTPUTS.join(',')}`,
+  ]);
 };
 
-/** Returns what `migrate TARGET` moves: its current kind and name. */
-const migrateSource = (target: string | undefined) => {
-  const [kind = '', name, ...rest] = (target ?? '').split('/');
-  const from = MIGRATE_SOURCES[kind.toLowerCase()];
-  if (from === undefined || name === undefined || rest.length > 0) {
-    throw new CliUsageError([
-      'migrate takes ds/NAME, daemonsets.apps.kruise.io/NAME or advds/NAME',
-    ]);
+const unexpected = (args: readonly (string | undefined)[]) => {
+  const given = args.filter((a) => a !== undefined);
+  if (given.length > 0) {
+    throw new CliUsageError([`unexpected argument(s): ${given.join(' ')}`]);
   }
-  return { from, name };
 };
-
-/** Returns the object name of `advds/NAME` (or of a bare NAME). */
-const nameOfTarget = (target: string | undefined): string => {
-  if (target === undefined) {
-    throw new CliUsageError(['required resource not specified']);
-  }
-  const [kind, name, ...rest] = target.split('/');
-  if (name === undefined) return kind ?? '';
-  if (!KIND_NAMES.includes(kind?.toLowerCase() ?? '') || rest.length > 0) {
-    throw new CliUsageError([
-      `the server doesn't have a resource type "${kind}" here: use advds/NAME`,
-    ]);
-  }
-  return name;
-};
-
-/** Returns milliseconds of a kubectl duration (`90s`, `5m`, `1h`, `0`). */
-const durationMs = (text: string): number => {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(text);
-  if (m === null) throw new CliUsageError([`invalid duration "${text}"`]);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1;
-  return Number(m[1]) * unit;
-};
-
-/** The flags only plan and explain take. */
-const INSPECT_FLAGS = [
-  'ds',
-  'output',
-  'cluster',
-  'table',
-  'stage',
-  'region',
-  'endpoint',
-] as const;
 
 /** Returns the command `argv` asks for; throws CliUsageError when wrong. */
 export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(
-      argv.map((a) =>
-        a === '--watch' || a === '-w'
-          ? '--watch=true'
-          : a === '--dry-run'
-            ? BARE_DRY_RUN
-            : a
-      )
-    );
-  } catch (cause) {
-    throw new CliUsageError([(cause as Error).message], { cause });
+  const line = splitCommandLine(argv);
+  if (line.kind === 'help') {
+    return { verb: 'help', topic: line.topic, stream: line.stream };
   }
-  const {
-    values: v,
-    positionals: [group, sub, target, value, ...extra],
-  } = parsed;
-  if (v.help || group === undefined || group === 'help')
-    return { verb: 'help' };
+  const { values: v, args } = line;
+  const [word, sub] = line.verb.path;
   const common = {
     ...(v.namespace ? { namespace: v.namespace } : {}),
     ...(v.kubeconfig ? { kubeconfig: v.kubeconfig } : {}),
     ...(v.context ? { context: v.context } : {}),
   };
   const dryRun = parseDryRun(v['dry-run']);
-  const writes =
-    group === 'migrate' ||
-    group === 'set' ||
-    (group === 'rollout' && WRITING_ROLLOUT.includes(sub ?? ''));
-  if (dryRun !== 'none' && !writes) {
-    // kubectl's read verbs have no --dry-run flag.
-    throw new CliUsageError(['unknown flag: --dry-run']);
+  const timeout = v.timeout ? { timeoutMs: durationMs(v.timeout) } : {};
+  const [target, value, ...extra] = args;
+  switch (word) {
+    case 'version':
+      unexpected(args);
+      return { verb: 'version' };
+    case 'completion':
+      if (target !== 'bash' && target !== 'zsh') {
+        throw new CliUsageError([
+          target === undefined
+            ? 'Shell not specified.'
+            : `Unsupported shell type "${target}".`,
+        ]);
+      }
+      unexpected([value, ...extra]);
+      return { verb: 'completion', shell: target };
+    case 'plan':
+    case 'explain':
+      return {
+        ...parseInspectCommand(
+          word,
+          args,
+          Object.fromEntries(
+            (['ds', 'output', ...STATE_FLAGS] as const).flatMap((k) =>
+              v[k] === undefined ? [] : [[k, v[k]]]
+            )
+          )
+        ),
+        ...common,
+      };
+    case 'get':
+      unexpected([value, ...extra]);
+      return {
+        verb: 'get',
+        ...(target ? { name: nameOfTarget(target) } : {}),
+        allNamespaces: v['all-namespaces'] === 'true',
+        output: getOutput(v.output),
+        ...(v.selector === undefined ? {} : { selector: v.selector }),
+        watch: v.watch === 'true',
+        ...common,
+      };
+    case 'migrate':
+      unexpected([value, ...extra]);
+      return {
+        verb: 'migrate',
+        ...migrateSource(target),
+        ...common,
+        dryRun,
+        ...timeout,
+      };
   }
-  if (group === 'plan' || group === 'explain') {
+  if (sub === 'image') {
     return {
-      ...parseInspectCommand(
-        group,
-        [sub, target, value, ...extra],
-        Object.fromEntries(
-          INSPECT_FLAGS.flatMap((k) => (v[k] === undefined ? [] : [[k, v[k]]]))
-        )
-      ),
-      ...common,
-    };
-  }
-  if (INSPECT_FLAGS.some((k) => v[k] !== undefined)) {
-    throw new CliUsageError([
-      '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
-    ]);
-  }
-  if (group === 'get') {
-    return {
-      verb: 'get',
-      ...(sub ? { name: nameOfTarget(sub) } : {}),
-      allNamespaces: v['all-namespaces'] ?? false,
-      ...common,
-    };
-  }
-  if (group === 'migrate') {
-    if (target !== undefined) {
-      throw new CliUsageError([
-        `unexpected argument(s): ${[target, value, ...extra].join(' ')}`,
-      ]);
-    }
-    return {
-      verb: 'migrate',
-      ...migrateSource(sub),
+      verb: 'image',
+      name: nameOfTarget(target),
+      images: parseImages([value, ...extra].filter((a) => a !== undefined)),
       ...common,
       dryRun,
-      ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
     };
   }
-  const rollout = group === 'rollout' && ROLLOUT.includes(sub ?? '');
-  const partition = group === 'set' && sub === 'partition';
-  if (!rollout && !partition) {
-    throw new CliUsageError([`unknown command "${[group, sub].join(' ')}"`]);
-  }
-  if (extra.length > 0 || (rollout && value !== undefined)) {
-    throw new CliUsageError([
-      `unexpected argument(s): ${[value, ...extra].join(' ')}`,
-    ]);
-  }
-  if (partition && (value === undefined || !/^\d+%?$/.test(value))) {
+  if (sub === 'partition' && (value === undefined || !/^\d+%?$/.test(value))) {
     throw new CliUsageError([
       'partition must be a non-negative integer or a percentage, e.g. 3 or 20%',
     ]);
   }
+  unexpected(sub === 'partition' ? extra : [value, ...extra]);
   const revision = v['to-revision'] ?? v.revision;
   if (revision !== undefined && !/^\d+$/.test(revision)) {
     throw new CliUsageError([`invalid revision "${revision}"`]);
   }
   return {
-    verb: partition ? 'partition' : (sub as 'status'),
+    verb: (sub ?? 'status') as 'status',
     name: nameOfTarget(target),
     ...common,
     watch: (v.watch ?? 'true') !== 'false',
-    ...(v.timeout ? { timeoutMs: durationMs(v.timeout) } : {}),
+    ...timeout,
     ...(revision !== undefined ? { revision: Number(revision) } : {}),
     ...(value !== undefined ? { value } : {}),
     dryRun,
   };
 };
-
-const parse = (args: string[]) =>
-  parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      watch: { type: 'string' },
-      timeout: { type: 'string' },
-      revision: { type: 'string' },
-      'to-revision': { type: 'string' },
-      'all-namespaces': { type: 'boolean', short: 'A' },
-      'dry-run': { type: 'string' },
-      ds: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      cluster: { type: 'string' },
-      table: { type: 'string' },
-      stage: { type: 'string' },
-      region: { type: 'string' },
-      endpoint: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });

@@ -2,23 +2,27 @@
  * The rollout verbs of `kubectl dsr` (status, history, undo, pause, resume,
  * restart) and `set partition`, each as kubectl does it for built-in kinds.
  */
-import type { AdvancedDaemonSets, WriteOptions } from '../../ports/index.js';
+import type { AdvancedDaemonSets } from '../../ports/index.js';
 import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type { ControllerRevision } from '../../reconcile/k8s/types.js';
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
-import { dryRunSuffix } from './dry-run.js';
+import { RESOURCE, sendWrite } from './dry-run.js';
 import type { PluginCommand } from './parse-plugin-args.js';
 import { rolloutStatus } from './rollout-status.js';
 import type { PluginDeps } from './run-plugin.js';
 
-export const RESOURCE = 'advanceddaemonset.apps.dsr.dev';
+export { RESOURCE };
+
 /** How often `rollout status` looks again while it waits. */
 const STATUS_POLL_MS = 1_000;
 
 export type Cmd = Exclude<
   PluginCommand,
   | { verb: 'help' }
+  | { verb: 'version' }
+  | { verb: 'completion' }
+  | { verb: 'image' }
   | { verb: 'get' }
   | { verb: 'migrate' }
   | { verb: 'plan' }
@@ -26,23 +30,6 @@ export type Cmd = Exclude<
 >;
 
 const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);
-
-/**
- * Sends one write as `c.dryRun` says and returns kubectl's message: under
- * `client` nothing is sent and the patch follows the message; under
- * `server` the write carries `dryRun=All`.
- */
-const sendWrite = async (
-  c: Cmd,
-  done: string,
-  patch: unknown,
-  write: (o: WriteOptions) => Promise<unknown>
-): Promise<string> => {
-  if (c.dryRun !== 'client') await write({ dryRun: c.dryRun === 'server' });
-  const sent =
-    c.dryRun === 'client' ? `${JSON.stringify(patch, null, 2)}\n` : '';
-  return `${RESOURCE}/${c.name} ${done}${dryRunSuffix(c.dryRun)}\n${sent}`;
-};
 
 const status = async (
   c: Cmd,

@@ -18,17 +18,23 @@ import {
 } from '../../reconcile/k8s/daemon-set-kind.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import { describeError } from '../describe-error.js';
+import { completionScript } from './completion.js';
 import { BARE_DRY_RUN_WARNING } from './dry-run.js';
 import { get } from './get-command.js';
 import { type OpenState, runInspectCommand } from './inspect-command.js';
+import { kubectlApiErrorLine } from './kubectl-error.js';
 import { migrateDaemonSet } from './migrate-daemon-set.js';
 import { type PluginCommand, parsePluginArgs } from './parse-plugin-args.js';
-import { PLUGIN_USAGE } from './plugin-usage.js';
+import { helpPage } from './plugin-help.js';
 import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
+import { setImage } from './set-image.js';
 
 /** What the plugin runs against. */
 export interface PluginDeps {
-  /** Opens the cluster of `--kubeconfig`/`--context`; `namespace` is the context's. */
+  /**
+   * Opens the cluster of `--kubeconfig`/`--context`; `namespace` is the
+   * context's, `server` its API server's URL (kubectl names it in errors).
+   */
   open(target: { kubeconfig?: string; context?: string }): {
     api: AdvancedDaemonSets &
       DaemonSetMigrationApi & {
@@ -37,8 +43,13 @@ export interface PluginDeps {
         close(): void;
       };
     namespace: string;
+    server?: string;
   };
   now(): number;
+  /** The package's version (`kubectl dsr version`). */
+  version?: string;
+  /** Ends `get -w` (the entry aborts it on SIGINT, as kubectl stops). */
+  signal?: AbortSignal;
   sleep(ms: number): Promise<void>;
   /** Opens the reconcilers' state table (plan and explain with --cluster). */
   openState?: OpenState;
@@ -86,6 +97,34 @@ const migrate = async (
   return `${report.lines.join('\n')}\n`;
 };
 
+/** Returns what the verbs that need no cluster print (help, version, completion). */
+const localOutput = (
+  c: Extract<PluginCommand, { verb: 'help' | 'version' | 'completion' }>,
+  deps: PluginDeps
+): PluginOutput => {
+  if (c.verb === 'version') {
+    return {
+      exitCode: 0,
+      stdout: `dsr version ${deps.version ?? 'unknown'}\n`,
+      stderr: '',
+    };
+  }
+  if (c.verb === 'completion') {
+    return { exitCode: 0, stdout: completionScript(c.shell), stderr: '' };
+  }
+  const page = helpPage(c.topic);
+  if (page === undefined) {
+    return {
+      exitCode: 1,
+      stdout: '',
+      stderr: `error: unknown command "${c.topic.join(' ')}" for "kubectl dsr"\nSee 'kubectl dsr --help' for usage.\n`,
+    };
+  }
+  return c.stream === 'stdout'
+    ? { exitCode: 0, stdout: page, stderr: '' }
+    : { exitCode: 1, stdout: '', stderr: page };
+};
+
 /**
  * Runs one `kubectl dsr` invocation; never throws. Errors print as kubectl
  * prints them (`error: …`, exit 1; `Error from server (NotFound): …`).
@@ -109,8 +148,12 @@ export const runPlugin = async (
       stderr: `${problems.map((p) => `error: ${p}`).join('\n')}\nSee 'kubectl dsr --help' for usage.\n`,
     };
   }
-  if (command.verb === 'help') {
-    return { exitCode: 0, stdout: PLUGIN_USAGE, stderr: '' };
+  if (
+    command.verb === 'help' ||
+    command.verb === 'version' ||
+    command.verb === 'completion'
+  ) {
+    return localOutput(command, deps);
   }
   let opened: ReturnType<PluginDeps['open']> | undefined;
   try {
@@ -125,23 +168,31 @@ export const runPlugin = async (
         deps
       );
     }
-    const stdout =
-      command.verb === 'get'
-        ? await get(command, opened.api, ns, deps)
-        : command.verb === 'migrate'
-          ? await migrate(command, opened.api, ns, deps)
-          : await runRolloutCommand(command, opened.api, ns, deps);
     const warning = argv.includes('--dry-run') ? BARE_DRY_RUN_WARNING : '';
+    if (command.verb === 'get') {
+      const out = await get(command, opened.api, ns, deps);
+      if (deps.signal?.aborted) return { exitCode: 1, stdout: '', stderr: '' };
+      return { exitCode: 0, ...out };
+    }
+    const stdout =
+      command.verb === 'migrate'
+        ? await migrate(command, opened.api, ns, deps)
+        : command.verb === 'image'
+          ? await setImage(command, opened.api, ns)
+          : await runRolloutCommand(command, opened.api, ns, deps);
     return { exitCode: 0, stdout, stderr: warning };
   } catch (e) {
+    // kubectl's interrupted watch exits 1 and says nothing.
+    if (deps.signal?.aborted) return { exitCode: 1, stdout: '', stderr: '' };
     const notFound = isApiError(e, ApiErrorReason.NotFound);
     const name = 'name' in command ? command.name : '';
+    const line = kubectlApiErrorLine(e, opened?.server);
     return {
       exitCode: 1,
       stdout: '',
       stderr: notFound
         ? `Error from server (NotFound): ${RESOURCE} "${name}" not found\n`
-        : `error: ${describeError(e)}\n`,
+        : `${line ?? `error: ${describeError(e)}`}\n`,
     };
   } finally {
     opened?.api.close();

@@ -144,7 +144,7 @@ describe('kubectl dsr plan / explain command lines', () => {
       'explain needs the DaemonSet: --ds NAMESPACE/NAME',
     ],
     [
-      ['get', '-o', 'json'],
+      ['get', '--ds', 'x'],
       '--ds, -o, --cluster, --table, --stage, --region and --endpoint apply to plan and explain only',
     ],
   ])('refuses %j', (argv, problem) => {
