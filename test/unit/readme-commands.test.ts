@@ -15,6 +15,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClustersArgs } from '#lib/cli/parse-clusters-args.js';
 import { parsePluginArgs } from '#lib/cli/plugin/parse-plugin-args.js';
+import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import {
+  ROLLOUT_ANNOTATION,
+  readOnDeleteOptIn,
+} from '#lib/reconcile/on-delete/rollout-annotation.js';
 import { REPO_ROOT } from './infra/package-template.js';
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -141,6 +146,20 @@ const CHECKS: [RegExp, Check][] = [
   ],
   [/^aws eks create-access-entry /, () => undefined],
   [/^done$/, () => undefined],
+  [
+    /^helm upgrade \S+ \S+ /,
+    (_argv, line) => {
+      // The values change the OnDelete mode needs, and controls it accepts.
+      expect(line).toContain('--set updateStrategy.type=OnDelete');
+      const controls = /apps\\\.dsr\\\.dev\/rollout=(\{.*\})'/.exec(line)?.[1];
+      expect(
+        readOnDeleteOptIn({
+          metadata: { annotations: { [ROLLOUT_ANNOTATION]: controls ?? '' } },
+          spec: { updateStrategy: { type: 'OnDelete' } },
+        } as DaemonSet)
+      ).toMatchObject({ optedIn: true, controls: {} });
+    },
+  ],
   [/^aws secretsmanager create-secret .* --name dsr\//, () => undefined],
   [
     /^aws sqs start-message-move-task /,
