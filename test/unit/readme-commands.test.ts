@@ -156,7 +156,7 @@ const CHECKS: [RegExp, Check][] = [
         readOnDeleteOptIn({
           metadata: { annotations: { [ROLLOUT_ANNOTATION]: controls ?? '' } },
           spec: { updateStrategy: { type: 'OnDelete' } },
-        } as DaemonSet)
+        } as unknown as DaemonSet)
       ).toMatchObject({ optedIn: true, controls: {} });
     },
   ],

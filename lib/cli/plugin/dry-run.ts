@@ -44,10 +44,11 @@ export const sendWrite = async (
   c: { name: string; dryRun: DryRun },
   done: string,
   patch: unknown,
-  write: (o: WriteOptions) => Promise<unknown>
+  write: (o: WriteOptions) => Promise<unknown>,
+  resource = RESOURCE
 ): Promise<string> => {
   if (c.dryRun !== 'client') await write({ dryRun: c.dryRun === 'server' });
   const sent =
     c.dryRun === 'client' ? `${JSON.stringify(patch, null, 2)}\n` : '';
-  return `${RESOURCE}/${c.name} ${done}${dryRunSuffix(c.dryRun)}\n${sent}`;
+  return `${resource}/${c.name} ${done}${dryRunSuffix(c.dryRun)}\n${sent}`;
 };

@@ -20,6 +20,7 @@ import {
   migrateSource,
   nameOfTarget,
   parseImages,
+  rolloutTarget,
 } from './plugin-targets.js';
 
 /** Where kubectl's flags point. */
@@ -56,6 +57,8 @@ export type PluginCommand =
         | 'restart'
         | 'partition';
       name: string;
+      /** An apps/v1 DaemonSet the OnDelete mode rolls out (`ds/NAME`). */
+      native?: true;
       watch: boolean;
       timeoutMs?: number;
       revision?: number;
@@ -192,7 +195,7 @@ export const parsePluginArgs = (argv: readonly string[]): PluginCommand => {
   }
   return {
     verb: (sub ?? 'status') as 'status',
-    name: nameOfTarget(target),
+    ...rolloutTarget(target, sub ?? 'status'),
     ...common,
     watch: (v.watch ?? 'true') !== 'false',
     ...timeout,

@@ -61,6 +61,42 @@ export const nameOfTarget = (target: string | undefined): string => {
   return name;
 };
 
+/** The names kubectl users type for apps/v1 DaemonSets. */
+const NATIVE_NAMES = [
+  'ds',
+  'daemonset',
+  'daemonsets',
+  'daemonset.apps',
+  'daemonsets.apps',
+];
+
+/** The rollout verbs that take an apps/v1 OnDelete DaemonSet too. */
+const NATIVE_ROLLOUT_VERBS = ['status', 'history', 'pause', 'resume'];
+
+/**
+ * Returns the object a rollout verb names: `advds/NAME` (or a bare NAME),
+ * or, for status, history, pause and resume, `ds/NAME`, an apps/v1
+ * DaemonSet the OnDelete mode rolls out.
+ */
+export const rolloutTarget = (
+  target: string | undefined,
+  verb: string
+): { name: string; native?: true } => {
+  const [kind = '', name, ...rest] = (target ?? '').split('/');
+  if (name === undefined || !NATIVE_NAMES.includes(kind.toLowerCase())) {
+    return { name: nameOfTarget(target) };
+  }
+  if (rest.length > 0) nameOfTarget(target);
+  if (!NATIVE_ROLLOUT_VERBS.includes(verb)) {
+    throw new CliUsageError([
+      verb === 'partition'
+        ? 'the partition of an apps/v1 DaemonSet is in its apps.dsr.dev/rollout annotation, which GitOps applies: change it there'
+        : `kubectl rollout ${verb} ds/${name} does that for apps/v1 DaemonSets`,
+    ]);
+  }
+  return { name, native: true };
+};
+
 /** Returns milliseconds of a kubectl duration (`90s`, `5m`, `1h`, `0`). */
 export const durationMs = (text: string): number => {
   const m = /^(\d+)(ms|s|m|h)?$/.exec(text);

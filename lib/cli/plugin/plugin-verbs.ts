@@ -21,6 +21,8 @@ export interface VerbSpec {
 }
 
 const target = '(advds/NAME | NAME)';
+/** Status, history, pause and resume also take an OnDelete-mode DaemonSet. */
+const eitherTarget = '(advds/NAME | ds/NAME | NAME)';
 
 /** Every verb, in the order help lists them. */
 export const VERBS: readonly VerbSpec[] = [
@@ -40,17 +42,19 @@ export const VERBS: readonly VerbSpec[] = [
   {
     path: ['rollout', 'status'],
     summary: "Show the status of the rollout, waiting until it's done.",
-    usage: `kubectl dsr rollout status ${target} [--watch=false] [--timeout=5m]`,
+    usage: `kubectl dsr rollout status ${eitherTarget} [--watch=false] [--timeout=5m]`,
     examples: [
       '# Wait for the rollout of node-agent',
       'kubectl dsr rollout status advds/node-agent --timeout=5m',
+      '# An apps/v1 OnDelete DaemonSet the product rolls out (apps.dsr.dev/rollout)',
+      'kubectl dsr rollout status ds/node-agent',
     ],
     flags: ['watch', 'timeout'],
   },
   {
     path: ['rollout', 'history'],
     summary: 'List the revisions, or show the pod template of one.',
-    usage: `kubectl dsr rollout history ${target} [--revision=N]`,
+    usage: `kubectl dsr rollout history ${eitherTarget} [--revision=N]`,
     examples: [
       '# Show revision 2 of node-agent',
       'kubectl dsr rollout history advds/node-agent --revision=2',
@@ -75,7 +79,7 @@ export const VERBS: readonly VerbSpec[] = [
         resume: 'Resume a paused rollout.',
         restart: 'Restart every pod, a node at a time, as a rollout.',
       }[v],
-      usage: `kubectl dsr rollout ${v} ${target} [--dry-run=client|server]`,
+      usage: `kubectl dsr rollout ${v} ${v === 'restart' ? target : eitherTarget} [--dry-run=client|server]`,
       examples: [`kubectl dsr rollout ${v} advds/node-agent`],
       flags: ['dry-run'],
     })

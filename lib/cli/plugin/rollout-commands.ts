@@ -5,11 +5,14 @@
 import type { AdvancedDaemonSets } from '../../ports/index.js';
 import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
-import type { ControllerRevision } from '../../reconcile/k8s/types.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+} from '../../reconcile/k8s/types.js';
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
 import { RESOURCE, sendWrite } from './dry-run.js';
 import type { PluginCommand } from './parse-plugin-args.js';
-import { rolloutStatus } from './rollout-status.js';
+import { type RolloutStatus, rolloutStatus } from './rollout-status.js';
 import type { PluginDeps } from './run-plugin.js';
 
 export { RESOURCE };
@@ -31,16 +34,34 @@ export type Cmd = Exclude<
 
 const revisionOf = (r: ControllerRevision): number => Number(r.revision ?? 0);
 
-const status = async (
+/** What status and history read of one kind's objects. */
+export interface RolloutObjects {
+  /** How kubectl names the kind in messages (`daemonset.apps`). */
+  resource: string;
+  get: AdvancedDaemonSets['get'];
+  revisions: AdvancedDaemonSets['revisions'];
+  statusOf(ds: DaemonSet): RolloutStatus;
+}
+
+/** The own kind's objects, as status and history read them. */
+const ownKind = (api: AdvancedDaemonSets): RolloutObjects => ({
+  resource: RESOURCE,
+  get: (ns, name) => api.get(ns, name),
+  revisions: (ds) => api.revisions(ds),
+  statusOf: rolloutStatus,
+});
+
+/** `rollout status`: one look, or (watch) every change until done. */
+export const status = async (
   c: Cmd,
-  api: AdvancedDaemonSets,
+  objects: RolloutObjects,
   ns: string,
   deps: PluginDeps
 ): Promise<string> => {
   const deadline = c.timeoutMs ? deps.now() + c.timeoutMs : Infinity;
   let last = '';
   for (;;) {
-    const { message, done } = rolloutStatus(await api.get(ns, c.name));
+    const { message, done } = objects.statusOf(await objects.get(ns, c.name));
     if (!c.watch) return message;
     if (message !== last) deps.write(message);
     last = message;
@@ -52,9 +73,11 @@ const status = async (
   }
 };
 
-const history = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
-  const ds = await api.get(ns, c.name);
-  const revisions = (await api.revisions(ds)).sort(
+/** `rollout history`: the revisions, or one revision's template. */
+export const history = async (c: Cmd, objects: RolloutObjects, ns: string) => {
+  const { resource } = objects;
+  const ds = await objects.get(ns, c.name);
+  const revisions = (await objects.revisions(ds)).sort(
     (a, b) => revisionOf(a) - revisionOf(b)
   );
   if (c.revision !== undefined) {
@@ -63,13 +86,13 @@ const history = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
       throw new Error(`unable to find the specified revision`);
     }
     const shown = revisionTemplate(r);
-    return `${RESOURCE}/${c.name} with revision #${c.revision}\nPod Template:\n${JSON.stringify(shown, null, 2)}\n`;
+    return `${resource}/${c.name} with revision #${c.revision}\nPod Template:\n${JSON.stringify(shown, null, 2)}\n`;
   }
   const rows = revisions.map(
     (r) =>
       `${String(revisionOf(r)).padEnd(10)}${r.metadata?.annotations?.['kubernetes.io/change-cause'] ?? '<none>'}`
   );
-  return `${RESOURCE}/${c.name} \n${['REVISION  CHANGE-CAUSE', ...rows].join('\n')}\n\n`;
+  return `${resource}/${c.name} \n${['REVISION  CHANGE-CAUSE', ...rows].join('\n')}\n\n`;
 };
 
 const undo = async (c: Cmd, api: AdvancedDaemonSets, ns: string) => {
@@ -163,9 +186,9 @@ export const runRolloutCommand = (
 ) => {
   switch (c.verb) {
     case 'status':
-      return status(c, api, ns, deps);
+      return status(c, ownKind(api), ns, deps);
     case 'history':
-      return history(c, api, ns);
+      return history(c, ownKind(api), ns);
     case 'undo':
       return undo(c, api, ns);
     case 'pause':

@@ -24,6 +24,7 @@ import { get } from './get-command.js';
 import { type OpenState, runInspectCommand } from './inspect-command.js';
 import { kubectlApiErrorLine } from './kubectl-error.js';
 import { migrateDaemonSet } from './migrate-daemon-set.js';
+import { runOnDeleteRolloutCommand } from './on-delete-rollout.js';
 import { type PluginCommand, parsePluginArgs } from './parse-plugin-args.js';
 import { helpPage } from './plugin-help.js';
 import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
@@ -179,7 +180,9 @@ export const runPlugin = async (
         ? await migrate(command, opened.api, ns, deps)
         : command.verb === 'image'
           ? await setImage(command, opened.api, ns)
-          : await runRolloutCommand(command, opened.api, ns, deps);
+          : command.native
+            ? await runOnDeleteRolloutCommand(command, opened.api, ns, deps)
+            : await runRolloutCommand(command, opened.api, ns, deps);
     return { exitCode: 0, stdout, stderr: warning };
   } catch (e) {
     // kubectl's interrupted watch exits 1 and says nothing.
@@ -191,7 +194,7 @@ export const runPlugin = async (
       exitCode: 1,
       stdout: '',
       stderr: notFound
-        ? `Error from server (NotFound): ${RESOURCE} "${name}" not found\n`
+        ? `Error from server (NotFound): ${'native' in command && command.native ? 'daemonsets.apps' : RESOURCE} "${name}" not found\n`
         : `${line ?? `error: ${describeError(e)}`}\n`,
     };
   } finally {

@@ -9,6 +9,8 @@
  * budget, and never touches a DaemonSet that did not opt in.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
+import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import { KRUISE_POD_READY } from '#lib/reconcile/advanced/pod-readiness.js';
 import {
@@ -138,6 +140,18 @@ describe('serverless runtime: native OnDelete DaemonSets beside kube-controller-
       labelSelector: `app=${name}`,
     });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const written: string[] = [];
+  const plugin: PluginDeps = {
+    open: (t) =>
+      openAdvancedDaemonSets({
+        kubeconfig: t.kubeconfig ?? inject('kubeconfigPath'),
+      }),
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    write: (text) => written.push(text),
+  };
+  const kubectlDsr = (...argv: string[]) =>
+    runPlugin([...argv, '-n', s.ns], plugin);
 
   beforeAll(async () => {
     s = new E2eScenario('sls-ondel');
@@ -274,22 +288,64 @@ describe('serverless runtime: native OnDelete DaemonSets beside kube-controller-
     ]);
   });
 
-  it('pauses: no pod goes while paused, the rollout resumes after', async () => {
+  it('pauses with kubectl dsr rollout pause: no pod goes while paused, the rollout resumes after', async () => {
     // Prepare
-    await patch(NAME, {
-      metadata: { annotations: { [PAUSED_ANNOTATION]: 'true' } },
-    });
+    const paused = await kubectlDsr('rollout', 'pause', `ds/${NAME}`);
     const before = await uids();
     // Act
     await setImage('agent:5');
     await pause(3_000);
     const during = await uids();
-    await patch(NAME, {
-      metadata: { annotations: { [PAUSED_ANNOTATION]: null } },
-    });
+    const waiting = await kubectlDsr(
+      'rollout',
+      'status',
+      `ds/${NAME}`,
+      '--watch=false'
+    );
+    const annotations = (await get()).metadata?.annotations ?? {};
+    const resumed = await kubectlDsr('rollout', 'resume', `ds/${NAME}`);
     await eventually('resumed', () => converged('agent:5'), 60_000);
+    const done = await kubectlDsr('rollout', 'status', `ds/${NAME}`);
+    const history = await kubectlDsr('rollout', 'history', `ds/${NAME}`);
     // Assess
+    expect(paused).toEqual({
+      exitCode: 0,
+      stdout: `daemonset.apps/${NAME} paused\n`,
+      stderr: '',
+    });
+    expect(annotations[PAUSED_ANNOTATION]).toBe('true');
     expect(during).toEqual(before);
+    expect(waiting.stdout).toMatch(
+      /^Waiting for daemon set "agent" rollout to finish: 0 out of 5 new pods have been updated\.\.\.\n$/
+    );
+    expect(resumed.stdout).toBe(`daemonset.apps/${NAME} resumed\n`);
+    expect(done).toMatchObject({ exitCode: 0 });
+    expect(written.at(-1)).toBe(
+      `daemon set "${NAME}" successfully rolled out\n`
+    );
+    expect(history.stdout).toMatch(
+      /^daemonset\.apps\/agent \nREVISION {2}CHANGE-CAUSE\n1 /
+    );
+    expect(
+      (await get()).metadata?.annotations?.[PAUSED_ANNOTATION]
+    ).toBeUndefined();
+  });
+
+  it('tells why kubectl dsr rollout refuses a DaemonSet it does not roll out', async () => {
+    // Act
+    const plain = await kubectlDsr('rollout', 'status', 'ds/plain');
+    const undo = await kubectlDsr('rollout', 'undo', `ds/${NAME}`);
+    // Assess
+    expect(plain).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr:
+        'error: daemon set "plain" has no apps.dsr.dev/rollout annotation, so the product does not roll it out (kubectl rollout status ds/plain watches a RollingUpdate DaemonSet)\n',
+    });
+    expect(undo.exitCode).toBe(1);
+    expect(undo.stderr).toContain(
+      `kubectl rollout undo ds/${NAME} does that for apps/v1 DaemonSets`
+    );
   });
 
   it('holds one pod at a time behind its preDelete hook, marked not ready', async () => {

@@ -60,3 +60,30 @@ describe('parsePluginArgs --dry-run', () => {
     );
   });
 });
+
+describe('parsePluginArgs rollout targets', () => {
+  it('takes ds/NAME for status, history, pause and resume (the OnDelete mode)', () => {
+    // Act
+    const commands = ['status', 'history', 'pause', 'resume'].map((v) =>
+      parsePluginArgs(['rollout', v, 'ds/agent'])
+    );
+    // Assess
+    for (const c of commands) {
+      expect(c).toMatchObject({ name: 'agent', native: true });
+    }
+    expect(
+      parsePluginArgs(['rollout', 'status', 'advds/agent'])
+    ).not.toHaveProperty('native');
+  });
+
+  it('sends undo, restart and set partition of ds/NAME where they belong', () => {
+    expect(() => parsePluginArgs(['rollout', 'undo', 'ds/agent'])).toThrow(
+      'kubectl rollout undo ds/agent does that for apps/v1 DaemonSets'
+    );
+    expect(() =>
+      parsePluginArgs(['set', 'partition', 'ds/agent', '2'])
+    ).toThrow(
+      'the partition of an apps/v1 DaemonSet is in its apps.dsr.dev/rollout annotation, which GitOps applies: change it there'
+    );
+  });
+});
