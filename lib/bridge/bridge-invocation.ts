@@ -28,7 +28,7 @@ import {
   type ClusterBridgeReport,
   runClusterBridge,
 } from './cluster-bridge.js';
-import { sleep } from './resource-watch.js';
+import { abortableSleep } from './resource-watch.js';
 
 /** Time kept back before the function's own timeout for the checkpoint. */
 export const BRIDGE_STOP_MARGIN_MS = 20_000;
@@ -223,7 +223,7 @@ export const retryWithinTurn = async (
         error: toError(e).message,
         retryInMs: retryMs,
       });
-      await sleep(retryMs, o.signal);
+      await abortableSleep(retryMs, o.signal);
       if (o.signal?.aborted) throw e;
       retryMs = Math.min(retryMs * 2, RUN_RETRY_MAX_MS);
     }

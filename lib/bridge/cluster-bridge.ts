@@ -7,7 +7,7 @@
  * cache: only the DaemonSet list (listed each run) and the node index (labels
  * and taints per node). `watch` runs until its deadline; `economy` until quiet.
  */
-import { LeaseLostError } from '../errors.js';
+import { BridgeLeaseLostError } from '../errors.js';
 import type {
   BridgeLeaseStore,
   Clock,
@@ -22,7 +22,7 @@ import type {
 import type { KubeObject } from '../reconcile/k8s/types.js';
 import { ClusterEvents, RESOURCES } from './cluster-events.js';
 import { unlessWrite } from './poison-events.js';
-import { ResourceWatch, sleep } from './resource-watch.js';
+import { abortableSleep, ResourceWatch } from './resource-watch.js';
 import { checkpointVersions, resumePoint } from './resume-point.js';
 import { takeLease, whileHoldingLease } from './take-lease.js';
 
@@ -106,7 +106,7 @@ export const runClusterBridge = async (
     await leases.release(cluster, holder);
     return { cluster, outcome: 'done', events: run.events(), ...run.skipped() };
   } catch (e) {
-    if (e instanceof LeaseLostError) {
+    if (e instanceof BridgeLeaseLostError) {
       deps.logger.warn('lease lost; stopping', { cluster });
       return {
         cluster,
@@ -211,7 +211,7 @@ class BridgeRun {
     let lastCheckpointMs = this.#d.clock.now();
     try {
       while (!signal.aborted) {
-        await sleep(250, signal);
+        await abortableSleep(250, signal);
         const now = this.#d.clock.now();
         if (now >= this.#o.deadlineMs) break;
         if (this.#o.mode === 'economy' && this.#quietSince(now)) break;

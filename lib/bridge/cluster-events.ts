@@ -36,7 +36,7 @@ export const RESOURCES: readonly WatchedResource[] = [
   'nodes',
   'revisions',
 ];
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** The event handling of one cluster's bridge run. */
 export class ClusterEvents {
@@ -94,7 +94,7 @@ export class ClusterEvents {
   /** Handles one event of `resource`. */
   onEvent(
     resource: WatchedResource,
-    type: EventType,
+    type: WatchEventType,
     obj: KubeObject
   ): Promise<void> {
     switch (resource) {
@@ -178,7 +178,7 @@ export class ClusterEvents {
     this.#indexDirty = this.#index.delete(name) || this.#indexDirty;
   }
 
-  async #onNode(type: EventType, node: Node, wake = true): Promise<void> {
+  async #onNode(type: WatchEventType, node: Node, wake = true): Promise<void> {
     const name = node.metadata?.name ?? '';
     if (type === 'DELETED') return this.#forgetNode(name);
     const old = this.#index.get(name);
@@ -195,7 +195,7 @@ export class ClusterEvents {
     }
   }
 
-  async #onDaemonSet(type: EventType, ds: DaemonSet): Promise<void> {
+  async #onDaemonSet(type: WatchEventType, ds: DaemonSet): Promise<void> {
     const old = this.#view.get(ds);
     if (type === 'DELETED') {
       this.#view.remove(ds);
@@ -228,7 +228,7 @@ export class ClusterEvents {
     }
   }
 
-  async #onPod(type: EventType, pod: Pod): Promise<void> {
+  async #onPod(type: WatchEventType, pod: Pod): Promise<void> {
     const view = this.#view.view();
     const uid = pod.metadata?.uid ?? '';
     const last = this.#pods.get(uid);
@@ -254,7 +254,7 @@ export class ClusterEvents {
     this.#podWork.merge(resumed.updatePodResumed(view, pod, last, now), seen);
   }
 
-  async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {
+  async #onRevision(type: WatchEventType, rev: ControllerRevision) {
     const view = this.#view.view();
     if (type === 'ADDED') return this.#apply(handlers.addHistory(view, rev));
     if (type === 'DELETED') {

@@ -192,7 +192,7 @@ export class ResourceWatch<T extends KubeObject> {
           error: toError(e).message,
           retryInMs: retryMs,
         });
-        await sleep(retryMs, signal);
+        await abortableSleep(retryMs, signal);
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       } finally {
         idle.stop();
@@ -267,7 +267,7 @@ export class ResourceWatch<T extends KubeObject> {
           // Stopped: what is not written is not processed, and is
           // delivered again from the checkpoint.
           if (this.#signal?.aborted) return;
-          await sleep(retryMs, this.#signal);
+          await abortableSleep(retryMs, this.#signal);
           retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
         }
       }
@@ -283,7 +283,10 @@ export class ResourceWatch<T extends KubeObject> {
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+export const abortableSleep = (
+  ms: number,
+  signal?: AbortSignal
+): Promise<void> =>
   new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const timer = setTimeout(done, ms);

@@ -9,7 +9,7 @@
  * answer changes: the sync reads its pods after it, at least as fresh as
  * the versions the bridge noted before lowering them.
  */
-import { sleep } from '../bridge/resource-watch.js';
+import { abortableSleep } from '../bridge/resource-watch.js';
 import type { Clock, ExpectationsStore } from '../ports/index.js';
 
 /**
@@ -44,7 +44,7 @@ export const withPatience = (
 ): ExpectationsStore => {
   if (o.waitMs <= 0) return store;
   const pollMs = o.pollMs ?? EXPECTATIONS_POLL_MS;
-  const wait = o.sleep ?? sleep;
+  const wait = o.sleep ?? abortableSleep;
   let asked = false;
   const satisfiedExpectations = async (key: string): Promise<boolean> => {
     // Only the sync's first question waits. The later one (before the

@@ -97,7 +97,7 @@ export interface ReconcilerOptions {
 }
 
 /** What one sync did. */
-interface SyncRun {
+interface FinishedSync {
   result: ProcessOutcome;
   creates: number;
   deletes: number;
@@ -212,7 +212,7 @@ export class Reconciler {
       await this.#breaker.abandon(cluster, admitted);
       return;
     }
-    let synced: SyncRun;
+    let synced: FinishedSync;
     try {
       synced = await this.#sync(key, session, logger, deadlineMs, signal);
     } finally {
@@ -233,7 +233,7 @@ export class Reconciler {
     logger: Logger,
     deadlineMs: number,
     signal: AbortSignal | undefined
-  ): Promise<SyncRun> {
+  ): Promise<FinishedSync> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
