@@ -26,6 +26,7 @@ import { nameOf } from './k8s/meta.js';
 import { availableAtMs, podName } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { daemonPlacement, type NodePlacement } from './node-should-run.js';
+import type { UpdateBudget } from './update-budget.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
 
 const rollingUpdateOf = (ds: DaemonSet) =>
@@ -64,15 +65,6 @@ export const allowsSurge = (ds: DaemonSet): boolean => {
     return false;
   }
 };
-
-/** The budgets of one rolling update pass. */
-export interface UpdateBudget {
-  maxSurge: number;
-  maxUnavailable: number;
-  desiredNumberScheduled: number;
-  /** `nodeToDaemonPods` plus an empty entry for each node that should run. */
-  nodeToDaemonPods: Map<string, readonly Pod[]>;
-}
 
 /** Returns the budgets and node map of upstream `updatedDesiredNodeCounts`. */
 export const updatedDesiredNodeCounts = (

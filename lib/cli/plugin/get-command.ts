@@ -11,7 +11,7 @@ import {
   statusCells,
 } from '../daemon-set-table.js';
 import type { PluginCommand } from './parse-plugin-args.js';
-import type { PluginDeps } from './run-plugin.js';
+import type { PluginDeps } from './plugin-deps.js';
 
 const rollingUpdateOf = (ds: DaemonSet) =>
   ds.spec?.updateStrategy?.rollingUpdate;

@@ -9,8 +9,8 @@ import type { ControllerRevision } from '../../reconcile/k8s/types.js';
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
 import { dryRunSuffix } from './dry-run.js';
 import type { PluginCommand } from './parse-plugin-args.js';
+import type { PluginDeps } from './plugin-deps.js';
 import { rolloutStatus } from './rollout-status.js';
-import type { PluginDeps } from './run-plugin.js';
 
 export const RESOURCE = 'advanceddaemonset.apps.dsr.dev';
 /** How often `rollout status` looks again while it waits. */

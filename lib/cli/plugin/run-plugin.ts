@@ -5,14 +5,9 @@
  * so tests call it directly against a real API server.
  */
 import { ApiErrorReason, isApiError } from '../../errors.js';
-import type {
-  AdvancedDaemonSets,
-  ClusterReader,
-  DaemonSetMigrationApi,
-} from '../../ports/index.js';
+import type { DaemonSetMigrationApi } from '../../ports/index.js';
 import {
   ADVANCED_DAEMON_SET,
-  type DaemonSetKind,
   KRUISE_DAEMON_SET,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
@@ -20,36 +15,12 @@ import { CliUsageError } from '../cli-usage-error.js';
 import { describeError } from '../describe-error.js';
 import { BARE_DRY_RUN_WARNING } from './dry-run.js';
 import { get } from './get-command.js';
-import { type OpenState, runInspectCommand } from './inspect-command.js';
+import { runInspectCommand } from './inspect-command.js';
 import { migrateDaemonSet } from './migrate-daemon-set.js';
 import { type PluginCommand, parsePluginArgs } from './parse-plugin-args.js';
+import type { PluginDeps } from './plugin-deps.js';
 import { PLUGIN_USAGE } from './plugin-usage.js';
 import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
-
-/** What the plugin runs against. */
-export interface PluginDeps {
-  /** Opens the cluster of `--kubeconfig`/`--context`; `namespace` is the context's. */
-  open(target: { kubeconfig?: string; context?: string }): {
-    api: AdvancedDaemonSets &
-      DaemonSetMigrationApi & {
-        /** Reads DaemonSets of `kind` and what a sync reads with them. */
-        reader(kind: DaemonSetKind): ClusterReader;
-        close(): void;
-      };
-    namespace: string;
-  };
-  now(): number;
-  sleep(ms: number): Promise<void>;
-  /** Opens the reconcilers' state table (plan and explain with --cluster). */
-  openState?: OpenState;
-  /** Prints one line at once (rollout status progress). */
-  write(text: string): void;
-  /**
-   * Saves a file `migrate` writes before it deletes anything (the target
-   * object, the source's copy); returns its path.
-   */
-  save?(name: string, text: string): Promise<string>;
-}
 
 /** What one run prints, and how it exits. */
 export interface PluginOutput {
