@@ -35,7 +35,6 @@ import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
 import { noteRedelivery, skipIfFenced } from './key-guards.js';
-import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { resolveSession } from './resolve-session.js';
@@ -90,8 +89,6 @@ export interface ReconcilerOptions {
   maxSyncsPerCluster?: number;
   /** Where each sync's report takes the cluster's 429s and token waits. */
   budget?: Pick<RequestBudget, 'takeUsage'>;
-  /** How long a sync waits for unmet expectations (patient-expectations.ts). */
-  expectationsWaitMs?: number;
   /** Bounds each sync's Kubernetes requests by its deadline's signal. */
   requestScope?: RequestScope;
 }
@@ -256,15 +253,6 @@ export class Reconciler {
             ),
             podControl,
             logger,
-            expectations: withPatience(guarded.expectations, {
-              // Without a watching bridge nothing lowers them meanwhile.
-              waitMs:
-                session.record.bridgeMode === 'watch'
-                  ? (this.#o.expectationsWaitMs ?? 0)
-                  : 0,
-              deadlineMs,
-              clock: this.#o.clock,
-            }),
             noteOwnPods: notingOwnPods(this.#o.queue, k),
             readLatestNext: () => this.#o.ledger.requireLatest(k),
           });
