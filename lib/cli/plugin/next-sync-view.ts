@@ -18,8 +18,8 @@ import { getNodesToDaemonPods } from '../../reconcile/nodes-to-daemon-pods.js';
 import {
   planRollingUpdate,
   type UpdateBudgetUse,
-  updatedDesiredNodeCounts,
 } from '../../reconcile/rolling-update.js';
+import { updatedDesiredNodeCounts } from '../../reconcile/update-budget.js';
 import type { NextSync } from '../../sync/plan-next-sync.js';
 
 /** The per-node view of a planned sync. */
