@@ -24,11 +24,11 @@ import type {
   WorkQueue,
 } from '../ports/index.js';
 import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
+import { abortableSleep } from './abortable-sleep.js';
 import {
   type ClusterBridgeReport,
   runClusterBridge,
 } from './cluster-bridge.js';
-import { abortableSleep } from './resource-watch.js';
 
 /** Time kept back before the function's own timeout for the checkpoint. */
 export const BRIDGE_STOP_MARGIN_MS = 20_000;

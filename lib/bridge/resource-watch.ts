@@ -28,6 +28,7 @@ import type {
   WatchedResource,
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { IdleWatchdog } from './idle-watchdog.js';
 import { eventKeyOf, PoisonEvents } from './poison-events.js';
 
@@ -281,19 +282,3 @@ export class ResourceWatch<T extends KubeObject> {
     });
   }
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export const abortableSleep = (
-  ms: number,
-  signal?: AbortSignal
-): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });

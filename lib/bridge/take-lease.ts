@@ -13,7 +13,7 @@ import type {
   ClusterTurn,
   ResourceVersions,
 } from '../ports/index.js';
-import { abortableSleep } from './resource-watch.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 /** How often a successor asks for the lease once its predecessor is due. */
 export const TAKE_OVER_POLL_MS = 500;

@@ -20,8 +20,8 @@ import {
   memoryQueuePorts,
 } from '../adapters/memory/memory-work-queue.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { abortableSleep } from '../bridge/abortable-sleep.js';
 import { runClusterBridge } from '../bridge/cluster-bridge.js';
-import { abortableSleep } from '../bridge/resource-watch.js';
 import { toError } from '../errors.js';
 import type {
   CheckpointAge,

@@ -8,7 +8,7 @@
  * cost on AWS (usage-cost.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import {
   type Component,
   isRunning,

@@ -10,7 +10,7 @@
  * did meanwhile.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { ControlPlane } from '../../lib/local-cluster/control-plane.js';
 import {

@@ -9,7 +9,7 @@
  * named in the key), SQS requests, and log bytes; the dispatcher's own cost
  * is fixed (per deployment).
  */
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { BridgeTurn } from '#lib/ports/index.js';
 import type { ControlPlane } from '../../lib/local-cluster/control-plane.js';

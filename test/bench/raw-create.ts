@@ -10,7 +10,7 @@
  */
 
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import {
   isPodAvailable,

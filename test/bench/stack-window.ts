@@ -5,7 +5,7 @@
  * what that would cost on AWS (usage-cost.ts).
  */
 import { readFileSync } from 'node:fs';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import { livePodsOf } from '../integration/serverless/cluster-state.js';
 import { summariseAwsCalls } from './aws-call-summary.js';

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
 import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';

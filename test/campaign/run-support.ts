@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { queueCounts } from '../helpers/sqs-queues.js';
 import type { ServerlessStack } from '../integration/serverless/stack.js';
 import type {

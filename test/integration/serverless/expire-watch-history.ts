@@ -13,7 +13,7 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';
 
 /** The watch cache's event window, plus a margin. */

@@ -6,7 +6,7 @@
  * bridge run resumes and drains the watches anew.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { parseTimerMessage } from '#lib/policy/timer-message.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';

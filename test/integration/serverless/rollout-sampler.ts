@@ -7,7 +7,7 @@
  * must see inside it.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { isPodAvailable, livePodsByNode } from './cluster-state.js';
 

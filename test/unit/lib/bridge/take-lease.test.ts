@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { abortableSleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import {
   TAKE_OVER_POLL_MS,
   takeLease,
