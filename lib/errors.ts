@@ -171,11 +171,11 @@ export const toError = (e: unknown): Error =>
   e instanceof Error ? e : new ReconcilerError(String(e));
 
 /** A bridge's lease on its cluster was taken over; it must stop at once. */
-export class LeaseLostError extends ReconcilerError {
+export class BridgeLeaseLostError extends ReconcilerError {
   readonly cluster: string;
   constructor(cluster: string, options?: ErrorOptions) {
     super(`lease on cluster ${cluster} lost to another bridge`, options);
-    this.name = 'LeaseLostError';
+    this.name = 'BridgeLeaseLostError';
     this.cluster = cluster;
   }
 }

@@ -24,11 +24,11 @@ import type {
   WorkQueue,
 } from '../ports/index.js';
 import { ownedKind } from '../reconcile/k8s/daemon-set-kind.js';
+import { abortableSleep } from './abortable-sleep.js';
 import {
   type ClusterBridgeReport,
   runClusterBridge,
 } from './cluster-bridge.js';
-import { sleep } from './resource-watch.js';
 
 /** Time kept back before the function's own timeout for the checkpoint. */
 export const BRIDGE_STOP_MARGIN_MS = 20_000;
@@ -223,7 +223,7 @@ export const retryWithinTurn = async (
         error: toError(e).message,
         retryInMs: retryMs,
       });
-      await sleep(retryMs, o.signal);
+      await abortableSleep(retryMs, o.signal);
       if (o.signal?.aborted) throw e;
       retryMs = Math.min(retryMs * 2, RUN_RETRY_MAX_MS);
     }

@@ -26,6 +26,7 @@ import type {
 } from '../reconcile/k8s/types.js';
 import { applyEventKeys, queueEach } from './apply-event-keys.js';
 import { DaemonSetView } from './daemon-set-view.js';
+import { NodeIndex } from './node-index.js';
 import { PendingEventKeys } from './pending-event-keys.js';
 import { PodMemos } from './pod-memos.js';
 
@@ -36,13 +37,13 @@ export const RESOURCES: readonly WatchedResource[] = [
   'nodes',
   'revisions',
 ];
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** The event handling of one cluster's bridge run. */
 export class ClusterEvents {
   readonly #view: DaemonSetView;
-  #index = new Map<string, resumed.NodeFacts>();
-  #indexDirty = false;
+  /** The labels and taints of every node, as a checkpoint saves them. */
+  readonly nodeIndex = new NodeIndex();
   /** Each pod's controller and readiness as last seen in this run. */
   readonly #pods = new PodMemos();
   /** Pod events' work not yet written (see flushPods). */
@@ -69,32 +70,10 @@ export class ClusterEvents {
     this.#view = new DaemonSetView(deps.cluster, deps.ownerKind);
   }
 
-  /** Starts from a stored node index. */
-  useIndex(index: Map<string, resumed.NodeFacts>): void {
-    this.#index = index;
-  }
-
-  /** Returns the node index if it changed since the last call. */
-  takeChangedIndex(): ReadonlyMap<string, resumed.NodeFacts> | undefined {
-    if (!this.#indexDirty) return undefined;
-    this.#indexDirty = false;
-    return this.#index;
-  }
-
-  /** Returns whether the index holds any node. */
-  hasIndex(): boolean {
-    return this.#index.size > 0;
-  }
-
-  /** Returns how many nodes the index holds (the cluster's size). */
-  nodeCount(): number {
-    return this.#index.size;
-  }
-
   /** Handles one event of `resource`. */
   onEvent(
     resource: WatchedResource,
-    type: EventType,
+    type: WatchEventType,
     obj: KubeObject
   ): Promise<void> {
     switch (resource) {
@@ -168,20 +147,16 @@ export class ClusterEvents {
       seen.add(node.metadata?.name ?? '');
       await this.#onNode('MODIFIED', node, wake);
     }
-    for (const name of [...this.#index.keys()]) {
-      if (!seen.has(name)) this.#forgetNode(name);
+    for (const name of this.nodeIndex.names()) {
+      if (!seen.has(name)) this.nodeIndex.forget(name);
     }
     return resourceVersion;
   }
 
-  #forgetNode(name: string): void {
-    this.#indexDirty = this.#index.delete(name) || this.#indexDirty;
-  }
-
-  async #onNode(type: EventType, node: Node, wake = true): Promise<void> {
+  async #onNode(type: WatchEventType, node: Node, wake = true): Promise<void> {
     const name = node.metadata?.name ?? '';
-    if (type === 'DELETED') return this.#forgetNode(name);
-    const old = this.#index.get(name);
+    if (type === 'DELETED') return this.nodeIndex.forget(name);
+    const old = this.nodeIndex.get(name);
     if (wake) {
       await this.#apply(
         resumed.updateNodeResumed(this.#view.view(), old, node),
@@ -190,12 +165,11 @@ export class ClusterEvents {
     }
     const facts = resumed.nodeFactsOf(node);
     if (JSON.stringify(old) !== JSON.stringify(facts)) {
-      this.#index.set(name, facts);
-      this.#indexDirty = true;
+      this.nodeIndex.set(name, facts);
     }
   }
 
-  async #onDaemonSet(type: EventType, ds: DaemonSet): Promise<void> {
+  async #onDaemonSet(type: WatchEventType, ds: DaemonSet): Promise<void> {
     const old = this.#view.get(ds);
     if (type === 'DELETED') {
       this.#view.remove(ds);
@@ -228,7 +202,7 @@ export class ClusterEvents {
     }
   }
 
-  async #onPod(type: EventType, pod: Pod): Promise<void> {
+  async #onPod(type: WatchEventType, pod: Pod): Promise<void> {
     const view = this.#view.view();
     const uid = pod.metadata?.uid ?? '';
     const last = this.#pods.get(uid);
@@ -254,7 +228,10 @@ export class ClusterEvents {
     this.#podWork.merge(resumed.updatePodResumed(view, pod, last, now), seen);
   }
 
-  async #onRevision(type: EventType, rev: ControllerRevision): Promise<void> {
+  async #onRevision(
+    type: WatchEventType,
+    rev: ControllerRevision
+  ): Promise<void> {
     const view = this.#view.view();
     if (type === 'ADDED') return this.#apply(handlers.addHistory(view, rev));
     if (type === 'DELETED') {

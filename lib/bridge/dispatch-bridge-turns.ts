@@ -18,6 +18,7 @@ import type {
   LeaseView,
   Logger,
 } from '../ports/index.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { LEASE_TTL_MS } from './cluster-bridge.js';
 import {
   type PlannedRun,
@@ -25,7 +26,6 @@ import {
   planBridgeRuns,
   type TurnLimits,
 } from './plan-bridge-turns.js';
-import { sleep } from './resource-watch.js';
 
 /** The dispatcher's tick (the schedule's rate). */
 export const DISPATCH_TICK_MS = 60_000;
@@ -114,7 +114,7 @@ export const dispatchBridgeTurns = async (
   );
   const turns = packBridgeTurns(claimed, opts);
   const delays = new Map(claimed.map((r) => [r.cluster, r.launchDelayMs]));
-  const wait = deps.sleep ?? sleep;
+  const wait = deps.sleep ?? abortableSleep;
   const launched: BridgeTurn[] = [];
   let failedLaunches = 0;
   await Promise.all(

@@ -28,6 +28,7 @@ import type {
   WatchedResource,
 } from '../ports/index.js';
 import type { KubeObject } from '../reconcile/k8s/types.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { IdleWatchdog } from './idle-watchdog.js';
 import { eventKeyOf, PoisonEvents } from './poison-events.js';
 
@@ -192,7 +193,7 @@ export class ResourceWatch<T extends KubeObject> {
           error: toError(e).message,
           retryInMs: retryMs,
         });
-        await sleep(retryMs, signal);
+        await abortableSleep(retryMs, signal);
         retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
       } finally {
         idle.stop();
@@ -267,7 +268,7 @@ export class ResourceWatch<T extends KubeObject> {
           // Stopped: what is not written is not processed, and is
           // delivered again from the checkpoint.
           if (this.#signal?.aborted) return;
-          await sleep(retryMs, this.#signal);
+          await abortableSleep(retryMs, this.#signal);
           retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
         }
       }
@@ -281,16 +282,3 @@ export class ResourceWatch<T extends KubeObject> {
     });
   }
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });

@@ -34,7 +34,7 @@ export const resumePoint = async (
 ): Promise<ResumePoint> => {
   const listedVersion = await events.relistDaemonSets();
   const index = await nodeIndex.load(cluster);
-  events.useIndex(index.nodes);
+  events.nodeIndex.use(index.nodes);
   const firstRun = stored.daemonSets === undefined;
   // A head at another node version than the versions name: that save
   // failed after they landed, and the index lacks changes whose wake-ups
@@ -44,7 +44,7 @@ export const resumePoint = async (
     stored[INDEX_AT] !== undefined &&
     stored[INDEX_AT] !== index.resourceVersion;
   const hasIndex =
-    stored.nodes !== undefined && events.hasIndex() && !indexBehind;
+    stored.nodes !== undefined && events.nodeIndex.size > 0 && !indexBehind;
   const versions: Record<WatchedResource, string> = {
     daemonSets: stored.daemonSets ?? listedVersion,
     // Without a stored version the events since the last run are lost,

@@ -13,7 +13,7 @@ import type {
   ClusterTurn,
   ResourceVersions,
 } from '../ports/index.js';
-import { sleep } from './resource-watch.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 /** How often a successor asks for the lease once its predecessor is due. */
 export const TAKE_OVER_POLL_MS = 500;
@@ -67,7 +67,7 @@ export const takeLease = async (
       now + TAKE_OVER_POLL_MS,
       after.runUntilMs - EARLY_MS
     );
-    await sleep(wakeAt - now, opts.signal);
+    await abortableSleep(wakeAt - now, opts.signal);
   }
 };
 

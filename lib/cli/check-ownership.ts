@@ -13,7 +13,7 @@ import type {
   CheckConnection,
   CheckDeps,
   ClusterCheck,
-} from './check-cluster.js';
+} from './check-types.js';
 import { describeError, withTimeout } from './describe-error.js';
 
 /** Whether another DaemonSet controller is active on a cluster. */

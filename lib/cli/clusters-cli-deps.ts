@@ -10,7 +10,7 @@ import type {
   NodeIndexStore,
   OwnershipStore,
 } from '../ports/index.js';
-import type { CheckConnection } from './check-cluster.js';
+import type { CheckConnection } from './check-types.js';
 
 /** A registry the CLI can also write (DynamoClusterRegistry is one). */
 export interface ClusterRegistryAdmin extends ClusterRegistry {

@@ -4,7 +4,7 @@
  * only names, ARNs and paths), so nothing here can print one.
  */
 import type { ClusterAuth, ClusterRecord } from '../ports/index.js';
-import type { ClusterCheck } from './check-cluster.js';
+import type { ClusterCheck } from './check-types.js';
 import { humanDuration } from './daemon-set-table.js';
 import { formatResource } from './reconciler-access-checks.js';
 import type { ClusterState } from './runtime-state.js';

@@ -40,10 +40,10 @@ export const syncDeadlineMs = (nowMs: number, remainingMs: number): number =>
  * synced here, and is reported failed so this invocation's answer cannot
  * delete it.
  */
-export class LeaseLostError extends ReconcilerError {
+export class MessageLeaseLostError extends ReconcilerError {
   constructor(messageId: string) {
     super(`message ${messageId} is no longer this invocation's`);
-    this.name = 'LeaseLostError';
+    this.name = 'MessageLeaseLostError';
   }
 }
 
@@ -77,7 +77,7 @@ export const createReconcileHandler = (o: {
       return async (record) => {
         const { held, handle } = await ready;
         if (!held.has(record.messageId)) {
-          throw new LeaseLostError(record.messageId);
+          throw new MessageLeaseLostError(record.messageId);
         }
         return handle(toQueuedKey(record));
       };

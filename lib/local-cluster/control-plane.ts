@@ -21,6 +21,14 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { requireBinaries } from './binaries.js';
+import {
+  apiServerFlags,
+  etcdClientUrl,
+  etcdFlags,
+  kwokFlags,
+  schedulerFlags,
+  supportControllerFlags,
+} from './component-flags.js';
 import { kubeconfigYaml, schedulerConfigYaml } from './config-files.js';
 import {
   type Component,
@@ -32,13 +40,6 @@ import {
   tailLog,
   waitFor,
 } from './processes.js';
-import { repositoryFile } from './repository-file.js';
-import { UNMANAGED_LABEL } from './simulated-nodes.js';
-
-const STAGES = repositoryFile(
-  import.meta.url,
-  'lib/local-cluster/kwok-stages.yaml'
-);
 
 export interface ControlPlaneOptions {
   /** Directory holding etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok. */
@@ -104,17 +105,7 @@ export class ControlPlane {
       await cp.#startScheduler();
       if (options.supportControllers ?? !shared)
         await cp.#startSupportControllers();
-      cp.#start('kwok', [
-        `--kubeconfig=${cp.kubeconfigPath}`,
-        `--config=${STAGES}`,
-        // Nodes labelled UNMANAGED_LABEL keep the status a test gives them.
-        '--manage-all-nodes=false',
-        '--manage-nodes-with-annotation-selector=',
-        `--manage-nodes-with-label-selector=!${UNMANAGED_LABEL}`,
-        '--manage-single-node=',
-        '--node-lease-duration-seconds=0',
-        '--cidr=10.0.0.0/16',
-      ]);
+      cp.#start('kwok', kwokFlags(cp.kubeconfigPath));
       return cp;
     } catch (e) {
       const logs = cp.logs();
@@ -131,19 +122,8 @@ export class ControlPlane {
   }
 
   async #startEtcd(clientPort: number, peerPort: number): Promise<void> {
-    const client = `http://127.0.0.1:${clientPort}`;
-    const peer = `http://127.0.0.1:${peerPort}`;
-    this.#start('etcd', [
-      '--name=dsr',
-      `--data-dir=${path.join(this.workDir, 'etcd')}`,
-      `--listen-client-urls=${client}`,
-      `--advertise-client-urls=${client}`,
-      `--listen-peer-urls=${peer}`,
-      `--initial-advertise-peer-urls=${peer}`,
-      `--initial-cluster=dsr=${peer}`,
-      '--unsafe-no-fsync',
-      '--quota-backend-bytes=8589934592',
-    ]);
+    const client = etcdClientUrl(clientPort);
+    this.#start('etcd', etcdFlags(this.workDir, clientPort, peerPort));
     await waitFor(
       'etcd health',
       async () => {
@@ -172,25 +152,17 @@ export class ControlPlane {
       mode: 0o600,
     });
     const certDir = path.join(this.workDir, 'certs');
-    this.#start('kube-apiserver', [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-      `--etcd-prefix=${etcdPrefix}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      '--endpoint-reconciler-type=none',
-      `--cert-dir=${certDir}`,
-      `--token-auth-file=${path.join(this.workDir, 'tokens.csv')}`,
-      '--authorization-mode=RBAC',
-      '--service-account-issuer=https://kubernetes.default.svc',
-      `--service-account-key-file=${saKey}`,
-      `--service-account-signing-key-file=${saKey}`,
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
-      '--allow-privileged=true',
-      '--max-requests-inflight=2000',
-      '--max-mutating-requests-inflight=1000',
-    ]);
+    this.#start(
+      'kube-apiserver',
+      apiServerFlags({
+        workDir: this.workDir,
+        etcdPort,
+        etcdPrefix,
+        apiPort,
+        certDir,
+        saKey,
+      })
+    );
     const crt = path.join(certDir, 'apiserver.crt');
     await waitFor(
       'kube-apiserver serving certificate',
@@ -222,28 +194,15 @@ export class ControlPlane {
     const port = await this.#port();
     const config = path.join(this.workDir, 'scheduler.yaml');
     writeFileSync(config, schedulerConfigYaml(this.kubeconfigPath));
-    this.#start('kube-scheduler', [
-      `--config=${config}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${port}`,
-    ]);
+    this.#start('kube-scheduler', schedulerFlags(config, port));
   }
 
   async #startSupportControllers(): Promise<void> {
     const port = await this.#port();
-    const kcm = 'kube-controller-manager';
     this.#start(
       'kcm-support',
-      [
-        `--kubeconfig=${this.kubeconfigPath}`,
-        '--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,clusterrole-aggregation-controller',
-        '--leader-elect=false',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${port}`,
-        '--kube-api-qps=5000',
-        '--kube-api-burst=10000',
-      ],
-      kcm
+      supportControllerFlags(this.kubeconfigPath, port),
+      'kube-controller-manager'
     );
   }
 

@@ -29,7 +29,7 @@ export interface BridgeLeaseStore {
   ): Promise<ResourceVersions | undefined>;
   /**
    * Stores resourceVersions (and the cluster's size) and extends the lease;
-   * throws LeaseLostError when `holder` no longer holds it. Returns when the
+   * throws BridgeLeaseLostError when `holder` no longer holds it. Returns when the
    * pending resync request was made, if one is, without taking it: the
    * caller queues every key, then `completeResync`s it, so a failure or a
    * crash in between leaves it for the next checkpoint.
@@ -146,7 +146,7 @@ export interface NodeIndexStore {
   load(cluster: string): Promise<StoredNodeIndex>;
   /**
    * Stores the index as `holder`'s, current to node `resourceVersion`;
-   * throws LeaseLostError (storing nothing) when `holder` no longer holds
+   * throws BridgeLeaseLostError (storing nothing) when `holder` no longer holds
    * the cluster's bridge lease, so a deposed bridge cannot overwrite its
    * successor's index.
    */

@@ -97,14 +97,15 @@ export interface DaemonSetStatusWriter {
   updateStatus(daemonSet: DaemonSet): Promise<DaemonSet>;
 }
 
-export type EventType = 'Normal' | 'Warning';
+/** The type of a recorded Kubernetes Event (`v1.EventTypeNormal`, `Warning`). */
+export type RecordedEventType = 'Normal' | 'Warning';
 
 /** Records Kubernetes Events on a DaemonSet; never throws. */
 export interface EventRecorder {
   /** Records an event; may return before it is written (see `flush`). */
   record(
     object: DaemonSet,
-    type: EventType,
+    type: RecordedEventType,
     reason: string,
     message: string
   ): Promise<void>;

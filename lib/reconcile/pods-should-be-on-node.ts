@@ -40,7 +40,7 @@ import {
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from './k8s/types.js';
 import { daemonPlacement, type NodePlacement } from './node-should-run.js';
-import { allowsSurge } from './rolling-update.js';
+import { allowsSurge } from './update-budget.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
 
 /** What a sync should create, delete, record and remember. */

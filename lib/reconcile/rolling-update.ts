@@ -1,8 +1,8 @@
 /**
  * Ports the rolling update planner of pkg/controller/daemon/update.go
- * (`rollingUpdate`, `updatedDesiredNodeCounts`; `findUpdatedPodsOnNode` is in
- * updated-pods.ts) and the budgets of pkg/controller/daemon/util/
- * daemonset_util.go (`SurgeCount`, `UnavailableCount`, `AllowsSurge`).
+ * (`rollingUpdate`; its budgets, `updatedDesiredNodeCounts`, are in
+ * update-budget.ts, and `findUpdatedPodsOnNode` in updated-pods.ts): the
+ * no-surge and the surge branch over one pass's budget.
  *
  * Assumptions: runs only with satisfied expectations after `manage`; the
  * manage loop prunes duplicates, creates missing pods and handles failed pods.
@@ -16,102 +16,19 @@
  * Node order: upstream's is a Go map's (random); ours the node list's, then
  * nodes missing from it.
  */
-import { InvalidObjectError, SyncError } from '../errors.js';
+import { SyncError } from '../errors.js';
 import { filterDaemonPodsToUpdate } from './advanced/filter-daemon-pods-node-to-update.js';
 import { isDaemonPodAvailable } from './advanced/pod-readiness.js';
 import { isPreparingDelete } from './advanced/rollout-controls.js';
-import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
-import { getScaledValueFromIntOrPercent } from './k8s/int-or-string.js';
 import { nameOf } from './k8s/meta.js';
 import { availableAtMs, podName } from './k8s/pod-util.js';
 import type { DaemonSet, Node, Pod } from './k8s/types.js';
 import { daemonPlacement, type NodePlacement } from './node-should-run.js';
+import {
+  type UpdateBudget,
+  updatedDesiredNodeCounts,
+} from './update-budget.js';
 import { findUpdatedPodsOnNode } from './updated-pods.js';
-
-const rollingUpdateOf = (ds: DaemonSet) =>
-  ds.spec?.updateStrategy?.type === 'RollingUpdate'
-    ? ds.spec.updateStrategy.rollingUpdate
-    : undefined;
-
-/** Returns maxSurge scaled to `numberToSchedule` (0 unless RollingUpdate). */
-export const surgeCount = (ds: DaemonSet, numberToSchedule: number): number => {
-  const r = rollingUpdateOf(ds);
-  if (r?.maxSurge === undefined || r.maxSurge === null) return 0;
-  return getScaledValueFromIntOrPercent(r.maxSurge, numberToSchedule);
-};
-
-/** Returns maxUnavailable scaled to `numberToSchedule` (0 unless RollingUpdate). */
-export const unavailableCount = (
-  ds: DaemonSet,
-  numberToSchedule: number
-): number => {
-  const r = rollingUpdateOf(ds);
-  if (r === undefined || r === null) return 0;
-  // The own kind has no defaulting webhook: Kruise's maxUnavailable 1 for
-  // (nil, nil) is applied at read time (spec/kruise-ads.md §1.6), here as
-  // 0, which updatedDesiredNodeCounts turns into 1 when surge is 0 too.
-  if (r.maxUnavailable === undefined && kindOf(ds) === ADVANCED_DAEMON_SET) {
-    return 0;
-  }
-  return getScaledValueFromIntOrPercent(r.maxUnavailable, numberToSchedule);
-};
-
-/** Returns whether the DaemonSet's strategy allows surge pods. */
-export const allowsSurge = (ds: DaemonSet): boolean => {
-  try {
-    return surgeCount(ds, 1) > 0;
-  } catch {
-    return false;
-  }
-};
-
-/** The budgets of one rolling update pass. */
-export interface UpdateBudget {
-  maxSurge: number;
-  maxUnavailable: number;
-  desiredNumberScheduled: number;
-  /** `nodeToDaemonPods` plus an empty entry for each node that should run. */
-  nodeToDaemonPods: Map<string, readonly Pod[]>;
-}
-
-/** Returns the budgets and node map of upstream `updatedDesiredNodeCounts`. */
-export const updatedDesiredNodeCounts = (
-  ds: DaemonSet,
-  nodes: readonly Node[],
-  nodeToDaemonPods: ReadonlyMap<string, readonly Pod[]>,
-  placement: NodePlacement = daemonPlacement(ds)
-): UpdateBudget => {
-  const withEmpty = new Map<string, readonly Pod[]>();
-  let desired = 0;
-  for (const node of nodes) {
-    const name = nameOf(node);
-    if (!placement(node).shouldRun) continue;
-    desired++;
-    withEmpty.set(name, nodeToDaemonPods.get(name) ?? []);
-  }
-  for (const [name, pods] of nodeToDaemonPods) {
-    if (!withEmpty.has(name)) withEmpty.set(name, pods);
-  }
-  let maxUnavailable: number;
-  let maxSurge: number;
-  try {
-    maxUnavailable = unavailableCount(ds, desired);
-    maxSurge = surgeCount(ds, desired);
-  } catch (cause) {
-    throw new InvalidObjectError(
-      `invalid value for MaxUnavailable or MaxSurge of DaemonSet ${ds.metadata?.namespace}/${ds.metadata?.name}`,
-      { cause }
-    );
-  }
-  // An impossible configuration (both 0) falls back to unavailable = 1.
-  if (desired > 0 && maxUnavailable === 0 && maxSurge === 0) maxUnavailable = 1;
-  return {
-    maxSurge,
-    maxUnavailable,
-    desiredNumberScheduled: desired,
-    nodeToDaemonPods: withEmpty,
-  };
-};
 
 /** What one rolling update pass deletes and creates. */
 export interface RollingUpdatePlan {

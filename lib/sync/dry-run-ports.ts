@@ -10,11 +10,11 @@ import type {
   Clock,
   DaemonSetStatusWriter,
   EventRecorder,
-  EventType,
   ExpectationsStore,
   FailedPodBackoffStore,
   Patch,
   PodControl,
+  RecordedEventType,
   RevisionControl,
 } from '../ports/index.js';
 import type { BackoffEntry } from '../reconcile/backoff-policy.js';
@@ -34,7 +34,7 @@ export type PlannedWrite =
   | { verb: 'create-revision' | 'update-revision'; revision: string }
   | { verb: 'patch-revision' | 'delete-revision'; revision: string }
   | { verb: 'update-status'; status: DaemonSetStatus }
-  | { verb: 'event'; type: EventType; reason: string; message: string };
+  | { verb: 'event'; type: RecordedEventType; reason: string; message: string };
 
 /** Records a sync's writes in order; each succeeds as the API would. */
 export class DryRunWrites
@@ -101,7 +101,7 @@ export class DryRunWrites
 
   async record(
     _object: DaemonSet,
-    type: EventType,
+    type: RecordedEventType,
     reason: string,
     message: string
   ): Promise<void> {

@@ -26,7 +26,6 @@ import type {
   WorkQueueLedger,
 } from '../ports/index.js';
 import { ClusterSessions } from '../worker/cluster-sessions.js';
-import { EXPECTATIONS_WAIT_MS } from '../worker/patient-expectations.js';
 import { Reconciler, type ReconcilerOptions } from '../worker/reconciler.js';
 
 /** What a wiring brings: its stores, its clusters, its queue. */
@@ -86,7 +85,6 @@ export const composeProduct = (p: ProductPorts): Product => {
       logger,
       metrics: p.metrics,
       ...p.reconcile,
-      expectationsWaitMs: EXPECTATIONS_WAIT_MS,
     }),
     bridge: {
       registry,

@@ -20,8 +20,8 @@ import {
   memoryQueuePorts,
 } from '../adapters/memory/memory-work-queue.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { abortableSleep } from '../bridge/abortable-sleep.js';
 import { runClusterBridge } from '../bridge/cluster-bridge.js';
-import { sleep } from '../bridge/resource-watch.js';
 import { toError } from '../errors.js';
 import type {
   CheckpointAge,
@@ -178,7 +178,7 @@ export class LocalRuntime {
         this.#logger.warn('bridge run failed; starting again', {
           error: toError(e).message,
         });
-        await sleep(1_000, signal);
+        await abortableSleep(1_000, signal);
       }
     }
   }

@@ -36,7 +36,6 @@ import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
 import { noteRedelivery, skipIfFenced } from './key-guards.js';
-import { withPatience } from './patient-expectations.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
 import { resolveSession } from './resolve-session.js';
@@ -91,14 +90,12 @@ export interface ReconcilerOptions {
   maxSyncsPerCluster?: number;
   /** Where each sync's report takes the cluster's 429s and token waits. */
   budget?: Pick<RequestBudget, 'takeUsage'>;
-  /** How long a sync waits for unmet expectations (patient-expectations.ts). */
-  expectationsWaitMs?: number;
   /** Bounds each sync's Kubernetes requests by its deadline's signal. */
   requestScope?: RequestScope;
 }
 
 /** What one sync did. */
-interface SyncRun {
+interface FinishedSync {
   result: ProcessOutcome;
   creates: number;
   deletes: number;
@@ -213,7 +210,7 @@ export class Reconciler {
       await this.#breaker.abandon(cluster, admitted);
       return;
     }
-    let synced: SyncRun;
+    let synced: FinishedSync;
     try {
       synced = await this.#sync(key, session, logger, deadlineMs, signal);
     } finally {
@@ -242,7 +239,7 @@ export class Reconciler {
     logger: Logger,
     deadlineMs: number,
     signal: AbortSignal | undefined
-  ): Promise<SyncRun> {
+  ): Promise<FinishedSync> {
     const started = this.#o.clock.now();
     const guarded = withSyncDeadline(session.deps, deadlineMs, this.#o.clock);
     const podControl = new CountingPodControl(guarded.podControl);
@@ -265,15 +262,6 @@ export class Reconciler {
             ),
             podControl,
             logger,
-            expectations: withPatience(guarded.expectations, {
-              // Without a watching bridge nothing lowers them meanwhile.
-              waitMs:
-                session.record.bridgeMode === 'watch'
-                  ? (this.#o.expectationsWaitMs ?? 0)
-                  : 0,
-              deadlineMs,
-              clock: this.#o.clock,
-            }),
             noteOwnPods: notingOwnPods(this.#o.queue, k),
             rollsOnDeleteOnly: session.record.ownership === 'apps/v1+OnDelete',
             readLatestNext: () => this.#o.ledger.requireLatest(k),

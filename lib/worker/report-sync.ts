@@ -8,7 +8,7 @@ import type {
 import type { ProcessOutcome } from './process-key.js';
 
 /** What ran: the key's cluster, its records, when, and how it ended. */
-export interface SyncRun {
+export interface SyncReport {
   cluster: string;
   /** When each coalesced message was sent (for the queue lag). */
   records: readonly { sentAtMs: number }[];
@@ -26,7 +26,7 @@ export const reportSync = (
     metrics: MetricsSink;
     budget?: Pick<RequestBudget, 'takeUsage'>;
   },
-  run: SyncRun,
+  run: SyncReport,
   done: { creates: number; deletes: number; logger: Logger }
 ): void => {
   const { cluster, records, started, result } = run;

@@ -3,8 +3,13 @@
  * cluster across every reconcile invocation (its share of the reconcilers).
  */
 import { parseDaemonSetKey } from '../keys.js';
-import type { Logger } from '../ports/index.js';
-import type { ReconcilerOptions } from './reconciler.js';
+import type {
+  Clock,
+  ClusterSyncSlots,
+  Logger,
+  WorkQueue,
+  WorkQueueLedger,
+} from '../ports/index.js';
 
 /**
  * A batch holds up to 10 keys. Ten parallel syncs of a 1,000-node cluster
@@ -106,15 +111,23 @@ export class SlotWaits {
   }
 }
 
+/** What taking a cluster's slot needs. */
+export interface SlotDeps {
+  /** Each cluster's share of the reconcilers (none: no limit). */
+  slots?: ClusterSyncSlots;
+  clock: Clock;
+  ledger: Pick<WorkQueueLedger, 'beginSync'>;
+  queue: Pick<WorkQueue, 'addAfter'>;
+  /** Syncs of one cluster at once, fleet-wide (default MAX_SYNCS_PER_CLUSTER). */
+  maxSyncsPerCluster?: number;
+}
+
 /**
  * Takes one of the cluster's reconciler slots; when its share is taken
  * (a slow cluster with many keys), requeues the key without a call.
  */
 export const takeClusterSlot = async (
-  o: Pick<
-    ReconcilerOptions,
-    'slots' | 'clock' | 'ledger' | 'queue' | 'maxSyncsPerCluster'
-  >,
+  o: SlotDeps,
   key: string,
   reconcileId: string,
   deadlineMs: number,

@@ -8,7 +8,7 @@ import {
   KeyPrefix,
   partitionKey,
 } from '#lib/adapters/dynamodb/table-schema.js';
-import { LeaseLostError } from '#lib/errors.js';
+import { BridgeLeaseLostError } from '#lib/errors.js';
 import {
   createTestTable,
   type TestTable,
@@ -97,7 +97,7 @@ describe('DynamoBridgeLeaseStore', () => {
     // Act
     const checkpoint = store.checkpoint(cluster, 'a', { pods: '9' }, TTL_MS);
     // Assess
-    await expect(checkpoint).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(checkpoint).rejects.toBeInstanceOf(BridgeLeaseLostError);
   });
 
   it('refuses a checkpoint of a cluster never leased', async () => {
@@ -108,7 +108,7 @@ describe('DynamoBridgeLeaseStore', () => {
     const checkpoint = store.checkpoint(cluster, 'a', {}, TTL_MS);
     // Assess
     await expect(checkpoint).rejects.toThrow(
-      new LeaseLostError(cluster).message
+      new BridgeLeaseLostError(cluster).message
     );
   });
 
@@ -161,7 +161,7 @@ describe('DynamoBridgeLeaseStore', () => {
       expect(versions).toEqual({});
       await expect(
         store.checkpoint(cluster, 'ghost', { pods: '2' }, TTL_MS)
-      ).rejects.toBeInstanceOf(LeaseLostError);
+      ).rejects.toBeInstanceOf(BridgeLeaseLostError);
     });
   });
 
@@ -212,7 +212,7 @@ describe('DynamoBridgeLeaseStore', () => {
       // Assess
       expect(late.status).toBe('rejected');
       expect(late.status === 'rejected' && late.reason).toBeInstanceOf(
-        LeaseLostError
+        BridgeLeaseLostError
       );
       expect(current.status).toBe('fulfilled');
       expect(await store.acquire(cluster, 'new', TTL_MS)).toEqual({
@@ -274,7 +274,7 @@ describe('DynamoBridgeLeaseStore', () => {
       .checkpoint(cluster, 'a', { pods: '13' }, TTL_MS)
       .catch((e: unknown) => e);
     // Assess
-    expect(checkpoint).toBeInstanceOf(LeaseLostError);
+    expect(checkpoint).toBeInstanceOf(BridgeLeaseLostError);
     expect(await store.acquire(cluster, 'b', TTL_MS)).toEqual({});
   });
 });

@@ -18,7 +18,7 @@ import {
   DynamoNodeIndexStore,
   MAX_INDEX_BYTES,
 } from '#lib/adapters/dynamodb/dynamo-node-index-store.js';
-import { LeaseLostError } from '#lib/errors.js';
+import { BridgeLeaseLostError } from '#lib/errors.js';
 import type { NodeFacts } from '#lib/reconcile/event-keys/resumed.js';
 import { createTestTable, type TestTable } from '#test/helpers/dynamo-table.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
@@ -113,7 +113,7 @@ describe('DynamoNodeIndexStore', () => {
       .save(cluster, index('stale'), 'a', '9')
       .catch((e: unknown) => e);
     // Assess
-    expect(error).toBeInstanceOf(LeaseLostError);
+    expect(error).toBeInstanceOf(BridgeLeaseLostError);
     expect(await nodes.load(cluster)).toEqual({
       nodes: index('b'),
       resourceVersion: '20',
@@ -126,7 +126,7 @@ describe('DynamoNodeIndexStore', () => {
     // Act / Assess
     await expect(
       nodes.save(newCluster(), index('x'), 'nobody', '1')
-    ).rejects.toThrow(LeaseLostError);
+    ).rejects.toThrow(BridgeLeaseLostError);
   });
 
   it('writes shards with a short TTL, so those of a save that never reached its head expire', async () => {

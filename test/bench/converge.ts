@@ -8,7 +8,7 @@
  * cost on AWS (usage-cost.ts).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import {
   type Component,
   isRunning,
@@ -221,7 +221,7 @@ export const runServerless = async (
       100
     );
     say(`serverless: stack up, bridge leased after ${Date.now() - up} ms`);
-    await sleep(SETTLE_MS);
+    await abortableSleep(SETTLE_MS);
     const probe: StackProbe = {
       testbed,
       proxies,
@@ -299,9 +299,9 @@ export const runUpstream = async (
     await waitCachesSynced(kcm, from).catch((e: unknown) => {
       throw new Error(`${String(e)}\n${tailLog(kcm, 20)}`);
     });
-    await sleep(SETTLE_MS);
+    await abortableSleep(SETTLE_MS);
     // As long as the product's quiet wait, for the writes that follow.
-    const settle = () => sleep(QUIET_MS);
+    const settle = () => abortableSleep(QUIET_MS);
     const { ms: convergeMs, ...create } = await countingWrites(
       testbed.admin,
       () =>

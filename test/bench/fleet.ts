@@ -10,7 +10,7 @@
  * did meanwhile.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { ControlPlane } from '../../lib/local-cluster/control-plane.js';
 import {
@@ -173,7 +173,7 @@ export const runFleetBench = async (o: FleetBenchOptions): Promise<string> => {
     // At once: every sick cluster's first calls still hang until their
     // request timeout (30 s) before a breaker can open.
     await measure(`onset: ${o.sick} neighbours just turned sick`);
-    await sleep(Math.max(0, sickSince + 60_000 - Date.now()));
+    await abortableSleep(Math.max(0, sickSince + 60_000 - Date.now()));
     await measure(`${o.sick} sick neighbours, a minute on`);
 
     let huge = '';
@@ -186,7 +186,7 @@ export const runFleetBench = async (o: FleetBenchOptions): Promise<string> => {
         labels: SELECTOR,
       });
       await s.registerCluster('fleet-huge', cp.kubeconfigPath);
-      await sleep(5_000);
+      await abortableSleep(5_000);
       const t0 = Date.now();
       await createAgentDaemonSet(http, NS, SELECTOR);
       const hugeDone = eventually(

@@ -9,7 +9,7 @@
  * named in the key), SQS requests, and log bytes; the dispatcher's own cost
  * is fixed (per deployment).
  */
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { BridgeTurn } from '#lib/ports/index.js';
 import type { ControlPlane } from '../../lib/local-cluster/control-plane.js';
@@ -146,7 +146,7 @@ export const runIdleBench = async (o: IdleBenchOptions): Promise<string> => {
       clusters.push({ id, mode });
     }
     say(`idle: ${clusters.length} clusters converged; settling 3 minutes`);
-    await sleep(3 * 60_000);
+    await abortableSleep(3 * 60_000);
     const ids = clusters.map((c) => c.id);
     const marks = {
       dynamodb: proxies.dynamodb.mark(),
@@ -158,7 +158,7 @@ export const runIdleBench = async (o: IdleBenchOptions): Promise<string> => {
     };
     const t0 = Date.now();
     say(`idle: counting ${o.minutes} idle minutes`);
-    await sleep(o.minutes * 60_000);
+    await abortableSleep(o.minutes * 60_000);
     const hours = (Date.now() - t0) / 3_600_000;
     const usage = new Map<string, Usage>(ids.map((id) => [id, empty()]));
     const fixedUsage = empty();

@@ -10,7 +10,7 @@
  */
 
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import {
   isPodAvailable,
@@ -139,7 +139,7 @@ export const runRaw = async (
         withCpuAccount(`raw: ${n} pods, rollout`, () =>
           rollOutRaw(admin, ns, nodes)
         ),
-      () => sleep(SETTLE_MS)
+      () => abortableSleep(SETTLE_MS)
     );
     say(`raw: ${n} pods replaced in ${rollout.ms} ms`);
     return { nodes: n, ...bound, rollout, scheduled };

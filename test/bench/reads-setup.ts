@@ -4,7 +4,7 @@
  * all on every node, converged by syncing through the product's read path.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { Logger } from '#lib/ports/index.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
@@ -107,7 +107,7 @@ export const convergeAll = async (
       );
     }
     rounds++;
-    await sleep(CONVERGE_PAUSE_MS);
+    await abortableSleep(CONVERGE_PAUSE_MS);
   }
   return { ms: Date.now() - started, rounds };
 };

@@ -5,7 +5,7 @@
  * what that would cost on AWS (usage-cost.ts).
  */
 import { readFileSync } from 'node:fs';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { repositoryFile } from '#lib/local-cluster/repository-file.js';
 import { livePodsOf } from '../integration/serverless/cluster-state.js';
 import { summariseAwsCalls } from './aws-call-summary.js';
@@ -47,7 +47,7 @@ const waitQuiet = async (stack: StackProcess): Promise<boolean> => {
   let last = activity(await stack.counters());
   let lastChange = Date.now();
   while (Date.now() - started < QUIET_TIMEOUT_MS) {
-    await sleep(POLL_MS);
+    await abortableSleep(POLL_MS);
     const now = activity(await stack.counters());
     if (now !== last) {
       last = now;

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { CountingProxy } from '../bench/counting-proxy.js';
 import { LambdaContainers } from '../helpers/lambda-containers.js';
 import { ServerlessStack } from '../integration/serverless/stack.js';
@@ -200,7 +200,7 @@ const runPlanned = async (
     }, 100);
     for (const action of actions) {
       const wait = faults.startedAt + action.atMs - Date.now();
-      if (wait > 0) await sleep(wait);
+      if (wait > 0) await abortableSleep(wait);
       note(`action ${action.kind}`);
       await Promise.all(
         clusters.map((c) =>
@@ -213,7 +213,7 @@ const runPlanned = async (
       );
     }
     const rest = faults.startedAt + o.faultMs - Date.now();
-    if (rest > 0) await sleep(rest);
+    if (rest > 0) await abortableSleep(rest);
     for (const s of specs) s.faults.stop();
     clearInterval(blocked);
     for (const c of clusters) c.checker.setControllerBlocked(false);

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { queueCounts } from '../helpers/sqs-queues.js';
 import type { ServerlessStack } from '../integration/serverless/stack.js';
 import type {
@@ -57,7 +57,7 @@ export const settledAfterConvergence = async (
   clusters: readonly RunCluster[],
   stack: ServerlessStack
 ): Promise<FoundOn[]> => {
-  await sleep(SETTLE_MS);
+  await abortableSleep(SETTLE_MS);
   const out: FoundOn[] = [];
   for (const c of clusters) {
     const still = await c.checker.awaitConvergence(1_000);

@@ -13,7 +13,7 @@ import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-he
 import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import type { CheckConnection } from '#lib/cli/check-cluster.js';
+import type { CheckConnection } from '#lib/cli/check-types.js';
 import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
 import { type CliOutput, runClustersCli } from '#lib/cli/run-clusters-cli.js';
 import type { StackOutputsFor } from '#lib/cli/stack-table.js';

@@ -10,7 +10,8 @@ import { DynamoFailedPodBackoffStore } from '#lib/adapters/dynamodb/dynamo-faile
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import {
   createNodes,
   deleteNodes,

@@ -11,6 +11,7 @@ import {
   type GetSecretValueCommandOutput,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { isObject } from '../../cluster/record-fields.js';
 import { ReconcilerError } from '../../errors.js';
 import {
   parseKubeconfigTarget,
@@ -27,9 +28,6 @@ const TOKEN = /^[\x21-\x7e]+$/;
 
 /** The fields that name the API server a secret's credential is for. */
 const TARGET_FIELDS = ['server', 'caData'];
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Returns the credential held by a secret's text; throws a

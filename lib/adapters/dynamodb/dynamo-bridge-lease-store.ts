@@ -1,5 +1,5 @@
 import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { LeaseLostError } from '../../errors.js';
+import { BridgeLeaseLostError } from '../../errors.js';
 import type {
   BridgeLeaseStore,
   ClusterSize,
@@ -259,7 +259,7 @@ export class DynamoBridgeLeaseStore
         })
       )
     );
-    if (!outcome.ok) throw new LeaseLostError(cluster);
+    if (!outcome.ok) throw new BridgeLeaseLostError(cluster);
     const requestedAtMs = readNumber(outcome.attributes, 'resyncRequestedAtMs');
     return requestedAtMs === undefined
       ? {}

@@ -21,7 +21,7 @@ import {
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { LeaseLostError } from '../../errors.js';
+import { BridgeLeaseLostError } from '../../errors.js';
 import type { NodeIndexStore, StoredNodeIndex } from '../../ports/index.js';
 import type { NodeFacts } from '../../reconcile/event-keys/resumed.js';
 import { batchGetItems, callDynamo } from './dynamo-call.js';
@@ -203,14 +203,14 @@ export class DynamoNodeIndexStore
             ? (e.CancellationReasons ?? [])
             : []
         ).some((r) => r.Code === 'ConditionalCheckFailed');
-        if (failed) throw new LeaseLostError(cluster);
+        if (failed) throw new BridgeLeaseLostError(cluster);
         throw e;
       }
       for (const { Update: update } of ttls.slice(inTransaction)) {
         await this.client.send(new UpdateItemCommand({ ...update }));
       }
     } catch (e) {
-      if (e instanceof LeaseLostError) throw e;
+      if (e instanceof BridgeLeaseLostError) throw e;
       throw new DynamoStateError(`save node index ${cluster}`, { cause: e });
     }
   }

@@ -3,7 +3,8 @@
  * client-go's dirty set, the delaying queue's one timer per key and the rate
  * limiter's failure count, shared by every bridge and reconciler.
  *
- * The item and its conditions: work-queue-conditions.ts. Every method is
+ * The item and its conditions: work-queue-conditions.ts; its reads and
+ * writes with the item's expiry: work-queue-item-store.ts. Every method is
  * one conditional write or one consistent read; an expired item is absent.
  *
  * Invariants: of concurrent `markDirty` calls exactly one returns true; the
@@ -29,23 +30,9 @@ import type {
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
-import {
-  QUEUE_ITEM_TTL_MS,
-  STALE_TIMER_MS,
-} from '../memory/memory-work-queue-store.js';
-import {
-  bool,
-  type Expression,
-  type Item,
-  num,
-  readNumber,
-  str,
-  updateExistingItem,
-  updateLiveItem,
-} from './dynamo-call.js';
-import { DynamoStore } from './dynamo-store.js';
+import { STALE_TIMER_MS } from '../memory/memory-work-queue-store.js';
+import { bool, num, readNumber, str } from './dynamo-call.js';
 import { SEEN_ATTRIBUTE, seenVersionsOf } from './seen-versions-item.js';
-import { KeyPrefix, partitionKey, toEpochSeconds } from './table-schema.js';
 import {
   armedTimerOf,
   HAS_NO_EARLIER_TIMER,
@@ -53,10 +40,11 @@ import {
   markOf,
   TIMER_ATTRIBUTES,
 } from './work-queue-conditions.js';
+import { WorkQueueItemStore } from './work-queue-item-store.js';
 
 /** Work-queue bookkeeping kept in DynamoDB, one item per key. */
 export class DynamoWorkQueueStore
-  extends DynamoStore
+  extends WorkQueueItemStore
   implements WorkQueueLedger, WorkQueueMarks
 {
   async markDirty(
@@ -66,7 +54,7 @@ export class DynamoWorkQueueStore
   ): Promise<MarkOutcome> {
     const now = this.clock.now();
     if (seen !== undefined) await this.raiseSeen(key, seen);
-    const outcome = await this.#updateLive('markDirty', key, now, {
+    const outcome = await this.updateLive('markDirty', key, now, {
       update:
         'SET #dirty = :true, #dirtyAtMs = :now, #markId = :markId, #markUnsentSinceMs = :now, #expiresAt = :expiresAt',
       condition: HAS_NO_FRESH_MARK,
@@ -83,12 +71,12 @@ export class DynamoWorkQueueStore
   }
 
   async markFate(key: string, markId: string): Promise<MarkFate> {
-    const item = await this.#read('markFate', key);
+    const item = await this.read('markFate', key);
     return markFateOf(item && markOf(item), markId, this.clock.now());
   }
 
   async confirmMark(key: string, markId: string): Promise<void> {
-    await this.#updateExisting('confirmMark', key, {
+    await this.updateExisting('confirmMark', key, {
       update: 'REMOVE #markUnsentSinceMs',
       condition: '#markId = :markId',
       values: { ':markId': str(markId) },
@@ -96,7 +84,7 @@ export class DynamoWorkQueueStore
   }
 
   async clearDirty(key: string, markId?: string): Promise<void> {
-    await this.#updateExisting('clearDirty', key, {
+    await this.updateExisting('clearDirty', key, {
       update:
         'SET #dirty = :false REMOVE #dirtyAtMs, #markId, #markUnsentSinceMs',
       ...(markId === undefined
@@ -110,7 +98,7 @@ export class DynamoWorkQueueStore
 
   async beginSync(key: string): Promise<SyncStart> {
     const now = this.clock.now();
-    const outcome = await this.#updateLive(
+    const outcome = await this.updateLive(
       'beginSync',
       key,
       now,
@@ -130,21 +118,21 @@ export class DynamoWorkQueueStore
   }
 
   async seenOf(key: string): Promise<SeenVersions> {
-    return seenVersionsOf(await this.#read('seenOf', key));
+    return seenVersionsOf(await this.read('seenOf', key));
   }
 
   /** Raises the key's seen version (never lowers it; keeps only numbers). */
   async raiseSeen(key: string, seen: SeenVersion): Promise<void> {
     const now = this.clock.now();
     if (seen.releasePod !== undefined) {
-      await this.#updateLive('noteRelease', key, now, {
+      await this.updateLive('noteRelease', key, now, {
         update: 'ADD #releasePods :pod SET #expiresAt = :expiresAt',
         values: { ':pod': { SS: [seen.releasePod] } },
       });
     }
     if (parseResourceVersion(seen.resourceVersion) === undefined) return;
     const attribute = SEEN_ATTRIBUTE[seen.collection];
-    await this.#updateLive('raiseSeen', key, now, {
+    await this.updateLive('raiseSeen', key, now, {
       update: `SET #${attribute} = :version, #expiresAt = :expiresAt`,
       condition: `attribute_not_exists(#${attribute}) OR #${attribute} < :version`,
       values: { ':version': { N: seen.resourceVersion } },
@@ -153,7 +141,7 @@ export class DynamoWorkQueueStore
 
   async forgetReleases(key: string, pods: readonly string[]): Promise<void> {
     if (pods.length === 0) return;
-    await this.#updateExisting('forgetReleases', key, {
+    await this.updateExisting('forgetReleases', key, {
       update: 'DELETE #releasePods :pods',
       values: { ':pods': { SS: [...pods] } },
     });
@@ -161,7 +149,7 @@ export class DynamoWorkQueueStore
 
   async recordFailure(key: string): Promise<number> {
     const now = this.clock.now();
-    const outcome = await this.#updateLive(
+    const outcome = await this.updateLive(
       'recordFailure',
       key,
       now,
@@ -175,14 +163,14 @@ export class DynamoWorkQueueStore
   }
 
   async requireLatest(key: string): Promise<void> {
-    await this.#updateLive('requireLatest', key, this.clock.now(), {
+    await this.updateLive('requireLatest', key, this.clock.now(), {
       update: 'SET #readLatest = :true, #expiresAt = :expiresAt',
       values: { ':true': bool(true) },
     });
   }
 
   async forget(key: string): Promise<void> {
-    await this.#updateExisting('forget', key, {
+    await this.updateExisting('forget', key, {
       update: 'REMOVE #failures, #readLatest',
     });
   }
@@ -190,7 +178,7 @@ export class DynamoWorkQueueStore
   async armTimer(key: string, dueAtMs: number): Promise<string | undefined> {
     const now = this.clock.now();
     const token = randomUUID();
-    const outcome = await this.#updateLive(
+    const outcome = await this.updateLive(
       'armTimer',
       key,
       now,
@@ -220,15 +208,11 @@ export class DynamoWorkQueueStore
   }
 
   async armedTimer(key: string): Promise<ArmedTimer | undefined> {
-    return armedTimerOf(await this.#read('armedTimer', key));
-  }
-
-  #read(operation: string, key: string): Promise<Item | undefined> {
-    return this.readLiveItem(operation, this.#pk(key));
+    return armedTimerOf(await this.read('armedTimer', key));
   }
 
   async confirmTimer(key: string, token: string): Promise<void> {
-    await this.#updateExisting('confirmTimer', key, {
+    await this.updateExisting('confirmTimer', key, {
       update: 'REMOVE #timerUnsentSinceMs',
       condition: '#timerToken = :token',
       values: { ':token': str(token) },
@@ -236,7 +220,7 @@ export class DynamoWorkQueueStore
   }
 
   async disarmTimer(key: string, token: string): Promise<void> {
-    await this.#updateExisting('disarmTimer', key, {
+    await this.updateExisting('disarmTimer', key, {
       update: `REMOVE ${TIMER_ATTRIBUTES}`,
       condition: '#timerToken = :token',
       values: { ':token': str(token) },
@@ -244,56 +228,10 @@ export class DynamoWorkQueueStore
   }
 
   async abandonTimer(key: string, token: string): Promise<void> {
-    await this.#updateExisting('abandonTimer', key, {
+    await this.updateExisting('abandonTimer', key, {
       update: 'SET #timerAbandoned = :true',
       condition: '#timerToken = :token',
       values: { ':token': str(token), ':true': bool(true) },
     });
-  }
-
-  /**
-   * Runs an update that treats an expired item as absent and moves the
-   * item's expiry to QUEUE_ITEM_TTL_MS after `horizonMs` (default: now).
-   */
-  #updateLive(
-    operation: string,
-    key: string,
-    now: number,
-    expression: Expression & { update: string },
-    returnValues: 'NONE' | 'ALL_NEW' | 'UPDATED_NEW' = 'NONE',
-    horizonMs = now
-  ) {
-    return updateLiveItem({
-      client: this.client,
-      tableName: this.tableName,
-      pk: this.#pk(key),
-      nowMs: now,
-      operation,
-      returnValues,
-      ...expression,
-      values: {
-        ...expression.values,
-        ':expiresAt': num(toEpochSeconds(horizonMs + QUEUE_ITEM_TTL_MS)),
-      },
-    });
-  }
-
-  /** Runs an update that only undoes state, on an existing item. */
-  #updateExisting(
-    operation: string,
-    key: string,
-    expression: Expression & { update: string }
-  ): Promise<void> {
-    return updateExistingItem({
-      client: this.client,
-      tableName: this.tableName,
-      pk: this.#pk(key),
-      operation,
-      ...expression,
-    });
-  }
-
-  #pk(key: string): string {
-    return partitionKey(KeyPrefix.workQueue, key);
   }
 }

@@ -9,6 +9,7 @@
  */
 import type https from 'node:https';
 import { load as loadYaml } from 'js-yaml';
+import { isObject } from '../../cluster/record-fields.js';
 import { ReconcilerError } from '../../errors.js';
 import type { ClusterRecord } from '../../ports/index.js';
 import {
@@ -79,9 +80,6 @@ const REFUSED_USER_KEYS: Record<string, string> = {
   username: 'uses basic authentication',
   password: 'uses basic authentication',
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const named = (list: unknown, name: unknown): Record<string, unknown>[] =>
   (Array.isArray(list) ? list : []).filter(

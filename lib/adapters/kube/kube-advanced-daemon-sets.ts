@@ -35,7 +35,7 @@ const kind = ADVANCED_DAEMON_SET;
 const writeQuery = (o: WriteOptions | undefined) =>
   o?.dryRun ? { query: { dryRun: 'All' } } : {};
 
-const ownedBy = (ds: DaemonSet) => (o: KubeObject) =>
+const controlledByDaemonSet = (ds: DaemonSet) => (o: KubeObject) =>
   (o.metadata?.ownerReferences ?? []).some(
     (r) => r.controller === true && r.uid === ds.metadata?.uid
   );
@@ -154,7 +154,7 @@ export class KubeAdvancedDaemonSets
       paths[what](ns),
       { labelSelector: labelSelectorQuery(ds.spec?.selector) }
     );
-    return items.filter(ownedBy(ds));
+    return items.filter(controlledByDaemonSet(ds));
   }
 
   revisions(ds: DaemonSet) {

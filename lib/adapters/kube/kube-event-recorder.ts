@@ -14,7 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { ApiErrorReason, isApiError, toError } from '../../errors.js';
 import { EventCorrelator } from '../../policy/event-correlator.js';
 import { USER_AGENT } from '../../policy/identity.js';
-import type { EventRecorder, EventType, Logger } from '../../ports/index.js';
+import type {
+  EventRecorder,
+  Logger,
+  RecordedEventType,
+} from '../../ports/index.js';
 import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
@@ -56,7 +60,7 @@ export class KubeEventRecorder implements EventRecorder {
 
   async record(
     object: DaemonSet,
-    type: EventType,
+    type: RecordedEventType,
     reason: string,
     message: string
   ): Promise<void> {
@@ -104,7 +108,7 @@ export class KubeEventRecorder implements EventRecorder {
 
   async #write(
     object: DaemonSet,
-    type: EventType,
+    type: RecordedEventType,
     reason: string,
     message: string
   ): Promise<void> {

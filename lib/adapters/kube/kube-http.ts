@@ -15,11 +15,10 @@ import { type ClusterAccess, verifiedServer } from './cluster-access.js';
 import {
   answerError,
   httpsExchange,
-  openStream,
   requestHeaders,
   urlWithQuery,
 } from './https-exchange.js';
-import { apiErrorFromNetwork, apiErrorFromStream } from './kube-errors.js';
+import { apiErrorFromNetwork } from './kube-errors.js';
 import type { ApiAnswer, Method, RequestOptions } from './kube-http-types.js';
 import type { MessageSchema } from './protobuf/message-schema.js';
 import {
@@ -27,12 +26,8 @@ import {
   type WrittenMetadata,
   writtenMetadata,
 } from './protobuf/partial-object-metadata.js';
-import {
-  PROTOBUF_WATCH_MEDIA_TYPE,
-  protobufWatchEvents,
-} from './protobuf/protobuf-watch-events.js';
 import { underDeadline } from './request-signal.js';
-import { watchEvents } from './watch-events.js';
+import { readWatchStream } from './watch-stream.js';
 
 /** Raw JSON requests against the current context of a KubeConfig. */
 export class KubeHttp {
@@ -208,37 +203,14 @@ export class KubeHttp {
     await this.#beforeRequest?.();
     const base = await this.#options();
     this.stats.requests++;
-    const { res, latencyMs } = await openStream(what, url, {
-      ...base,
-      method: 'GET',
-      headers: {
-        ...(base.headers as Record<string, string>),
-        Accept: protobuf
-          ? `${PROTOBUF_WATCH_MEDIA_TYPE}, application/json`
-          : 'application/json',
-        'User-Agent': this.#userAgent,
-      },
+    yield* readWatchStream<T>(what, url, {
+      base,
+      userAgent: this.#userAgent,
+      stats: this.stats,
+      afterResponse: this.#afterResponse,
       signal,
+      protobuf,
     });
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status > 299) {
-      const error = await apiErrorFromStream(what, res);
-      this.#afterResponse?.({ latencyMs, error });
-      throw error;
-    }
-    // A watch counts by its opening answer; its stream is not a request.
-    this.#afterResponse?.({ latencyMs });
-    const answered = res.headers['content-type'] ?? '';
-    try {
-      yield* protobuf && answered.startsWith(PROTOBUF_WATCH_MEDIA_TYPE)
-        ? protobufWatchEvents<T>(what, res, this.stats, protobuf)
-        : watchEvents<T>(what, res, this.stats);
-    } catch (e) {
-      if (signal?.aborted) return;
-      throw e;
-    } finally {
-      res.destroy();
-    }
   }
 
   /**

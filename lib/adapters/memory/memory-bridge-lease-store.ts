@@ -4,7 +4,7 @@
  * lease runs out, checkpoints fenced by the lease, bookmarks kept across
  * holders until they are too old to be worth resuming from.
  */
-import { LeaseLostError } from '../../errors.js';
+import { BridgeLeaseLostError } from '../../errors.js';
 import type {
   BridgeLeaseStore,
   Clock,
@@ -175,7 +175,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     }
   }
 
-  /** Stores bookmarks and extends the lease; throws LeaseLostError if lost. */
+  /** Stores bookmarks and extends the lease; throws BridgeLeaseLostError if lost. */
   async checkpoint(
     cluster: string,
     holder: string,
@@ -186,7 +186,7 @@ export class MemoryBridgeLeaseStore implements BridgeLeaseStore {
     const now = this.#clock.now();
     const lease = this.#leases.get(cluster);
     if (lease?.holder !== holder || lease.leaseUntilMs < now) {
-      throw new LeaseLostError(cluster);
+      throw new BridgeLeaseLostError(cluster);
     }
     const { failures: _cleared, ...kept } = lease;
     this.#leases.set(cluster, {

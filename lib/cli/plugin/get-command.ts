@@ -10,7 +10,7 @@ import type { DaemonSet } from '../../reconcile/k8s/types.js';
 import { kubectlColumns } from '../daemon-set-table.js';
 import { printList, printObject, tableHeader, tableRow } from './get-output.js';
 import type { PluginCommand } from './parse-plugin-args.js';
-import type { PluginDeps } from './run-plugin.js';
+import type { PluginDeps } from './plugin-deps.js';
 
 type GetCommand = Extract<PluginCommand, { verb: 'get' }>;
 

@@ -19,8 +19,8 @@ import { rolloutView } from '../../reconcile/on-delete/rollout-annotation.js';
 import {
   planRollingUpdate,
   type UpdateBudgetUse,
-  updatedDesiredNodeCounts,
 } from '../../reconcile/rolling-update.js';
+import { updatedDesiredNodeCounts } from '../../reconcile/update-budget.js';
 import type { NextSync } from '../../sync/plan-next-sync.js';
 
 /** The per-node view of a planned sync. */

@@ -18,6 +18,7 @@ import {
   readOnDeleteOptIn,
 } from '../../reconcile/on-delete/rollout-annotation.js';
 import { sendWrite } from './dry-run.js';
+import type { PluginDeps } from './plugin-deps.js';
 import {
   type Cmd,
   history,
@@ -25,7 +26,6 @@ import {
   status,
 } from './rollout-commands.js';
 import { type RolloutStatus, rolloutStatus } from './rollout-status.js';
-import type { PluginDeps } from './run-plugin.js';
 
 /** How kubectl names apps/v1 DaemonSets in messages. */
 export const NATIVE_RESOURCE = 'daemonset.apps';

@@ -30,7 +30,7 @@ export type CommandLine =
 const names = Object.keys(FLAGS) as FlagName[];
 
 /** Every flag as parseArgs takes it: bool flags arrive as `--x=true`. */
-const OPTIONS = Object.fromEntries(
+const PLUGIN_PARSE_OPTIONS = Object.fromEntries(
   names.map((n) => {
     const f: { type: 'string'; short?: string } = { type: 'string' };
     const short = (FLAGS[n] as { short?: string }).short;
@@ -71,7 +71,7 @@ const refusal = (name: string, raw: string): string => {
 export const splitCommandLine = (argv: readonly string[]): CommandLine => {
   const { tokens } = parseArgs({
     args: spellOut(argv),
-    options: OPTIONS,
+    options: PLUGIN_PARSE_OPTIONS,
     allowPositionals: true,
     strict: false,
     tokens: true,

@@ -12,8 +12,8 @@ import type {
 import { match, revisionTemplate } from '../../reconcile/revision-hash.js';
 import { RESOURCE, sendWrite } from './dry-run.js';
 import type { PluginCommand } from './parse-plugin-args.js';
+import type { PluginDeps } from './plugin-deps.js';
 import { type RolloutStatus, rolloutStatus } from './rollout-status.js';
-import type { PluginDeps } from './run-plugin.js';
 
 export { RESOURCE };
 

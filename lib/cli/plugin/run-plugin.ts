@@ -5,14 +5,9 @@
  * so tests call it directly against a real API server.
  */
 import { ApiErrorReason, isApiError } from '../../errors.js';
-import type {
-  AdvancedDaemonSets,
-  ClusterReader,
-  DaemonSetMigrationApi,
-} from '../../ports/index.js';
+import type { DaemonSetMigrationApi } from '../../ports/index.js';
 import {
   ADVANCED_DAEMON_SET,
-  type DaemonSetKind,
   KRUISE_DAEMON_SET,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
@@ -21,47 +16,15 @@ import { describeError } from '../describe-error.js';
 import { completionScript } from './completion.js';
 import { BARE_DRY_RUN_WARNING } from './dry-run.js';
 import { get } from './get-command.js';
-import { type OpenState, runInspectCommand } from './inspect-command.js';
+import { runInspectCommand } from './inspect-command.js';
 import { kubectlApiErrorLine } from './kubectl-error.js';
 import { migrateDaemonSet } from './migrate-daemon-set.js';
 import { runOnDeleteRolloutCommand } from './on-delete-rollout.js';
 import { type PluginCommand, parsePluginArgs } from './parse-plugin-args.js';
+import type { PluginDeps } from './plugin-deps.js';
 import { helpPage } from './plugin-help.js';
 import { RESOURCE, runRolloutCommand } from './rollout-commands.js';
 import { setImage } from './set-image.js';
-
-/** What the plugin runs against. */
-export interface PluginDeps {
-  /**
-   * Opens the cluster of `--kubeconfig`/`--context`; `namespace` is the
-   * context's, `server` its API server's URL (kubectl names it in errors).
-   */
-  open(target: { kubeconfig?: string; context?: string }): {
-    api: AdvancedDaemonSets &
-      DaemonSetMigrationApi & {
-        /** Reads DaemonSets of `kind` and what a sync reads with them. */
-        reader(kind: DaemonSetKind): ClusterReader;
-        close(): void;
-      };
-    namespace: string;
-    server?: string;
-  };
-  now(): number;
-  /** The package's version (`kubectl dsr version`). */
-  version?: string;
-  /** Ends `get -w` (the entry aborts it on SIGINT, as kubectl stops). */
-  signal?: AbortSignal;
-  sleep(ms: number): Promise<void>;
-  /** Opens the reconcilers' state table (plan and explain with --cluster). */
-  openState?: OpenState;
-  /** Prints one line at once (rollout status progress). */
-  write(text: string): void;
-  /**
-   * Saves a file `migrate` writes before it deletes anything (the target
-   * object, the source's copy); returns its path.
-   */
-  save?(name: string, text: string): Promise<string>;
-}
 
 /** What one run prints, and how it exits. */
 export interface PluginOutput {

@@ -20,7 +20,7 @@
 import { labelSelectorMatches } from '../k8s/label-selector.js';
 import { nameOf } from '../k8s/meta.js';
 import type { DaemonSet, Node, Pod } from '../k8s/types.js';
-import type { UpdateBudget } from '../rolling-update.js';
+import type { UpdateBudget } from '../update-budget.js';
 import { findUpdatedPodsOnNode } from '../updated-pods.js';
 import { getPartition, isPreparingDelete } from './rollout-controls.js';
 

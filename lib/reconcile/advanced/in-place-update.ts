@@ -23,13 +23,24 @@ import { isDeepStrictEqual } from 'node:util';
 import { getPodCondition, hasReadinessGate } from '../k8s/pod-util.js';
 import type { DaemonSet, Pod, PodTemplateSpec } from '../k8s/types.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../k8s/types.js';
-import type { PodCondition } from './pod-readiness.js';
 
 /** The readiness gate and condition of in-place updates. */
 export const INPLACE_UPDATE_READY = 'InPlaceUpdateReady';
 /** Where an update in flight records what it started from. */
 export const INPLACE_UPDATE_STATE_ANNOTATION =
   'apps.kruise.io/inplace-update-state';
+
+/**
+ * A pod condition as the status patches of in-place updates and of Kruise's
+ * pod readiness (pod-readiness.ts) write it.
+ */
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False';
+  reason?: string;
+  message?: string;
+  lastTransitionTime: string;
+}
 
 /** What an in-place update records on the pod (Kruise's JSON shape). */
 export interface InPlaceUpdateState {

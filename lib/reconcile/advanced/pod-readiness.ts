@@ -26,6 +26,7 @@ import {
   INPLACE_UPDATE_READY,
   isInPlaceIfPossible,
   isInPlaceReady,
+  type PodCondition,
 } from './in-place-update.js';
 
 /** The readiness gate and condition of Kruise's pod readiness protocol. */
@@ -42,15 +43,6 @@ export const PRE_DELETE_HOOK_KEY: NotReadyKey = {
   userAgent: 'Lifecycle',
   key: 'preDeleteHook',
 };
-
-/** A pod condition as the status patches below write it. */
-export interface PodCondition {
-  type: string;
-  status: 'True' | 'False';
-  reason?: string;
-  message?: string;
-  lastTransitionTime: string;
-}
 
 /**
  * Returns the readiness gates the reconciler adds to the DaemonSet's new

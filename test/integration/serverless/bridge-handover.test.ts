@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
 import { deletePodOn } from './daemon-set-fixtures.js';
@@ -60,7 +60,7 @@ describe('serverless runtime: watch hand-overs', () => {
         deleted = true;
         await deletePodOn(admin, ns, 'agent', bed.nodes[0] ?? '');
       }
-      await sleep(50);
+      await abortableSleep(50);
     }
     const convergedIn = await eventually('convergence after the deletion', () =>
       isConverged(admin, ns, bed.nodes)

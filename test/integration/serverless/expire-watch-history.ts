@@ -13,7 +13,7 @@
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';
 
 /** The watch cache's event window, plus a margin. */
@@ -65,7 +65,7 @@ export const expireWatchHistory = async (
   let written = 0;
   if (await isHistoryExpired(admin, path)) return written;
   // Events written earlier would only make the ring grow.
-  await sleep(Math.max(0, oldestEventAtMs + FRESH_MS - started));
+  await abortableSleep(Math.max(0, oldestEventAtMs + FRESH_MS - started));
   while (!(await isHistoryExpired(admin, path))) {
     if (systemClock.now() - started > timeoutMs) {
       throw new Error(`${path}: history not expired after ${written} events`);

@@ -6,7 +6,7 @@
  * bridge run resumes and drains the watches anew.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { parseTimerMessage } from '#lib/policy/timer-message.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
@@ -36,7 +36,7 @@ const idleThroughHandovers = async (bed: E2eScenario, handovers: number) => {
     async () => stack.bridgeRuns.length >= runs + handovers,
     90_000
   );
-  await sleep(AFTER_MS);
+  await abortableSleep(AFTER_MS);
   const sent = stack.reconcilePoller.invocations
     .slice(invocations)
     .flatMap((i) => i.records.map((r) => r.body));
@@ -115,7 +115,7 @@ describe('serverless runtime: periodic resync', () => {
     await waitUntilQuiet(stack, bed.key(), QUIET_MS);
     const before = stack.reconcilePoller.invocations.length;
     // Act: idle for three resync periods.
-    await sleep(10_000);
+    await abortableSleep(10_000);
     // Assess
     const resynced = stack.reconcilePoller.invocations
       .slice(before)

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import { reportLogOnFailure } from '../../helpers/failure-report.js';
 import {

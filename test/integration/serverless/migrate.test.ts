@@ -16,7 +16,8 @@ import {
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { checkCluster } from '#lib/cli/check-cluster.js';
 import { reviewOwnershipBeforeAdd } from '#lib/cli/check-ownership.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import {

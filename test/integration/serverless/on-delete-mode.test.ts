@@ -10,7 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import { KRUISE_POD_READY } from '#lib/reconcile/advanced/pod-readiness.js';
 import {

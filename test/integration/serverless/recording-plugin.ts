@@ -13,7 +13,7 @@ import type {
   Method,
   RequestOptions,
 } from '#lib/adapters/kube/kube-http-types.js';
-import type { PluginDeps } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 
 /** One request the plugin sent. */
 export interface SentRequest {

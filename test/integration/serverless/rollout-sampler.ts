@@ -7,7 +7,7 @@
  * must see inside it.
  */
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { isPodAvailable, livePodsByNode } from './cluster-state.js';
 
@@ -89,7 +89,10 @@ export class RolloutSampler {
     while (!signal.aborted) {
       const started = Date.now();
       this.#record(await livePodsByNode(admin, ns, labelSelector), nodes);
-      await sleep(Math.max(0, everyMs - (Date.now() - started)), signal);
+      await abortableSleep(
+        Math.max(0, everyMs - (Date.now() - started)),
+        signal
+      );
     }
   }
 

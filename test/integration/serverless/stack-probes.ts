@@ -9,7 +9,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { livePodsByNode } from './cluster-state.js';
 import type { ServerlessStack } from './stack.js';
 
@@ -82,7 +82,7 @@ export const waitUntilQuiet = async (
     if (systemClock.now() - started > timeoutMs) {
       throw new Error(`${key} did not go quiet within ${timeoutMs} ms`);
     }
-    await sleep(100);
+    await abortableSleep(100);
     const now = state();
     if (now !== last) {
       last = now;
@@ -157,7 +157,7 @@ export class PodsPerNodeSampler {
           };
         }
       }
-      await sleep(everyMs);
+      await abortableSleep(everyMs);
     }
   }
 }

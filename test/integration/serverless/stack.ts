@@ -17,8 +17,8 @@ import { inject } from 'vitest';
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { kubeConfigFromFile } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { ClusterRunResult } from '#lib/bridge/bridge-invocation.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
 import type { Config } from '#lib/config.js';
 import { createBridgeDispatchHandler } from '#lib/handlers/bridge-dispatch-handler.js';
 import { createReconcileHandler } from '#lib/handlers/reconcile-handler.js';
@@ -315,7 +315,10 @@ export class ServerlessStack {
           lambdaContext({ functionName: 'bridge-dispatch', timeoutMs: 30_000 })
         ).catch(() => undefined);
         this.dispatchTicks.push(systemClock.now() - tickAt);
-        await sleep(this.#o.dispatchTickMs ?? DISPATCH_TICK_MS, signal);
+        await abortableSleep(
+          this.#o.dispatchTickMs ?? DISPATCH_TICK_MS,
+          signal
+        );
       }
     })();
   }
@@ -405,6 +408,6 @@ export const eventually = async (
     if (systemClock.now() - started > timeoutMs) {
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     }
-    await sleep(everyMs);
+    await abortableSleep(everyMs);
   }
 };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { sleep } from '#lib/bridge/resource-watch.js';
+import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import {
   TAKE_OVER_POLL_MS,
   takeLease,
@@ -36,7 +36,7 @@ describe('takeLease', () => {
     const { leases, successor } = await setUp(60_000, 300);
     // Act
     const taking = successor().then((v) => ({ v, atMs: systemClock.now() }));
-    await sleep(300);
+    await abortableSleep(300);
     const releasedAt = systemClock.now();
     await leases.release('c', 'old');
     const taken = await taking;
@@ -61,7 +61,7 @@ describe('takeLease', () => {
   it('steps aside when another run took the lease over', async () => {
     // Prepare
     const { leases, successor } = await setUp(300, 100);
-    await sleep(350);
+    await abortableSleep(350);
     await leases.acquire('c', 'someone-else', 60_000, systemClock.now() + 1);
     // Act
     const versions = await successor();
@@ -103,7 +103,7 @@ describe('takeLease', () => {
     // Act: three TTLs of work, the lease looked at every 100 ms.
     const result = await whileHoldingLease(deps, opts, async () => {
       for (let i = 0; i < 9; i++) {
-        await sleep(100);
+        await abortableSleep(100);
         const lease = (await leases.peek(['c'])).get('c');
         seen.push((lease?.leaseUntilMs ?? 0) >= systemClock.now());
       }

@@ -13,13 +13,13 @@ import {
   CONTROLLER_REVISION_HASH_LABEL,
   TEMPLATE_GENERATION_LABEL,
 } from '#lib/reconcile/k8s/types.js';
+import { planRollingUpdate } from '#lib/reconcile/rolling-update.js';
 import {
   allowsSurge,
-  planRollingUpdate,
   surgeCount,
   unavailableCount,
   updatedDesiredNodeCounts,
-} from '#lib/reconcile/rolling-update.js';
+} from '#lib/reconcile/update-budget.js';
 import { findUpdatedPodsOnNode } from '#lib/reconcile/updated-pods.js';
 import {
   makeNodes,

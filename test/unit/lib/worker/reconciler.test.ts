@@ -678,22 +678,6 @@ describe('Reconciler', () => {
     expect(h.cluster.created).toHaveLength(3);
   });
 
-  it('goes on with the next burst once the bridge observes the last one, instead of only writing status (patient expectations)', async () => {
-    // Prepare: the last burst's create is observed 80 ms into the sync.
-    const ds = addDaemonSet(h, newDaemonSet('agent'));
-    await h.expectations.setExpectations(keyOf(ds), 1, 0);
-    const observed = setTimeout(
-      () => void h.expectations.creationObserved(keyOf(ds)),
-      80
-    );
-    const patient = new Reconciler({ ...options, expectationsWaitMs: 1_000 });
-    // Act
-    await patient.forBatch([record(keyOf(ds))])(record(keyOf(ds)));
-    clearTimeout(observed);
-    // Assess
-    expect(h.cluster.created).toHaveLength(3);
-  });
-
   it('only writes status while the last burst is unobserved, without a wait (upstream)', async () => {
     // Prepare
     const ds = addDaemonSet(h, newDaemonSet('agent'));

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import { loadKubectlConfig } from '#lib/adapters/kube/kubectl-kubeconfig.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dsr-kubeconfig-'));
 

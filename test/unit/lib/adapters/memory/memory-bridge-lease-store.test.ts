@@ -3,7 +3,7 @@ import {
   BOOKMARK_RETENTION_MS,
   MemoryBridgeLeaseStore,
 } from '#lib/adapters/memory/memory-bridge-lease-store.js';
-import { LeaseLostError } from '#lib/errors.js';
+import { BridgeLeaseLostError } from '#lib/errors.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';
 
 const CLUSTER = 'c1';
@@ -104,7 +104,7 @@ describe('MemoryBridgeLeaseStore', () => {
     // Act
     const late = store.checkpoint(CLUSTER, 'old', { pods: 'stale' }, TTL_MS);
     // Assess
-    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(late).rejects.toBeInstanceOf(BridgeLeaseLostError);
     expect(await store.acquire(CLUSTER, 'new', TTL_MS)).toEqual({
       pods: 'fresh',
     });
@@ -118,7 +118,7 @@ describe('MemoryBridgeLeaseStore', () => {
     // Act
     const checkpoint = store.checkpoint(CLUSTER, 'a', { pods: '9' }, TTL_MS);
     // Assess
-    await expect(checkpoint).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(checkpoint).rejects.toBeInstanceOf(BridgeLeaseLostError);
   });
 
   it('refuses a checkpoint of a cluster never leased', async () => {
@@ -127,7 +127,7 @@ describe('MemoryBridgeLeaseStore', () => {
     // Act
     const checkpoint = store.checkpoint(CLUSTER, 'a', {}, TTL_MS);
     // Assess
-    await expect(checkpoint).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(checkpoint).rejects.toBeInstanceOf(BridgeLeaseLostError);
   });
 
   it('hands the lease over at once on release, keeping the resourceVersions', async () => {

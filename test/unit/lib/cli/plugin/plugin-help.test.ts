@@ -4,8 +4,9 @@
  * and exits 1 as kubectl's rollout does, and refusals are cobra's words.
  */
 import { describe, expect, it } from 'vitest';
+import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 import { VERBS } from '#lib/cli/plugin/plugin-verbs.js';
-import { type PluginDeps, runPlugin } from '#lib/cli/plugin/run-plugin.js';
+import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import { runKubectlDsr } from '../../../../../functions/kubectl-dsr.js';
 import packageJson from '../../../../../package.json' with { type: 'json' };
 
