@@ -19,6 +19,7 @@
  */
 import { InvalidObjectError } from '../../errors.js';
 import { newRequirement, parseLabelSelector } from '../k8s/label-selector.js';
+import { isMap } from '../k8s/meta.js';
 import type { DaemonSet, LabelSelector } from '../k8s/types.js';
 
 /** `validation.DNS1123LabelFmt`, the container name format. */
@@ -72,9 +73,6 @@ const containerErrors = (ds: DaemonSet): string[] => {
     return errors;
   });
 };
-
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Returns the shape errors of what placement reads of the template (an

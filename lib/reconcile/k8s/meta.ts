@@ -21,3 +21,7 @@ export const labelOf = (obj: KubeObject, key: string): string =>
  */
 export const rfc3339 = (ms: number): string =>
   new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Returns whether `v` is a JSON object (not null, not a list). */
+export const isMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

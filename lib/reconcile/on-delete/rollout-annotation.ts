@@ -16,6 +16,7 @@ import { InvalidObjectError } from '../../errors.js';
 import { KRUISE_POD_READY } from '../advanced/pod-readiness.js';
 import { getScaledValueFromIntOrPercent } from '../k8s/int-or-string.js';
 import { parseLabelSelector } from '../k8s/label-selector.js';
+import { isMap } from '../k8s/meta.js';
 import type {
   DaemonSet,
   IntOrString,
@@ -59,9 +60,6 @@ const KNOWN_KEYS = [
   'preDelete',
 ];
 const HOOK_KEYS = ['labelsHandler', 'finalizersHandler', 'markPodNotReady'];
-
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const at = (key: string) => `${ROLLOUT_ANNOTATION}: ${key}`;
 

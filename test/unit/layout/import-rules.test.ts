@@ -38,6 +38,9 @@ const probes: Probe[] = [
     from: '../../adapters/kube/kube-http.js',
     refused: 'pure core',
   },
+  { dir: 'lib/fleet', from: '../worker/reconciler.js', refused: 'pure core' },
+  { dir: 'lib/fleet', from: '@aws-sdk/client-dynamodb', refused: 'AWS libraries' },
+  { dir: 'lib/fleet', from: '../reconcile/k8s/types.js' },
   { dir: 'lib/policy', from: '../worker/reconciler.js', refused: 'pure core' },
   { dir: 'lib/policy', from: '@aws-sdk/client-sqs', refused: 'AWS libraries' },
   {
