@@ -13,6 +13,7 @@ import {
   getPartition,
   isDaemonSetCreationProgressively,
   isDaemonSetPaused,
+  isPreparingDelete,
   nodeShouldUpdateBySelector,
 } from './advanced/rollout-controls.js';
 import {
@@ -94,13 +95,17 @@ const describePod = (p: ExplainedPod): string =>
 const whyNotUpdated = (
   ds: DaemonSet,
   node: Node,
-  next: NextSyncOnNode
+  next: NextSyncOnNode,
+  oldPod: Pod | undefined
 ): string => {
   if (ds.spec?.updateStrategy?.type === 'OnDelete') {
     return 'updateStrategy OnDelete: the pod is replaced only when someone deletes it';
   }
   if (isDaemonSetPaused(ds))
     return 'the rollout is paused (rollingUpdate.paused)';
+  if (isPreparingDelete(oldPod)) {
+    return "held by its preDelete hook (PreparingDelete) until the hook's labels or finalizers are removed";
+  }
   if (next.waitsForExpectations) {
     return 'the reconciler waits to observe its earlier creates and deletes';
   }
@@ -215,7 +220,7 @@ export const explainNode = (input: ExplainNodeInput): NodeExplanation => {
         'more than one pod of a revision: the next sync keeps the oldest'
       );
   } else {
-    verdict = `runs ${shown} on an old revision: ${whyNotUpdated(ds, node, next)}`;
+    verdict = `runs ${shown} on an old revision: ${whyNotUpdated(ds, node, next, current.oldPod)}`;
   }
   if (
     generation !== undefined &&

@@ -6,6 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { explainReport } from '#lib/cli/plugin/explain-command.js';
+import {
+  LIFECYCLE_STATE_LABEL,
+  PREPARING_DELETE,
+} from '#lib/reconcile/advanced/rollout-controls.js';
+import { getTargetNodeName } from '#lib/reconcile/k8s/node-affinity.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {
   PAUSED_ANNOTATION,
@@ -92,5 +97,48 @@ describe('plan and explain (native OnDelete mode)', () => {
     // Assess
     expect(held.verdict).toContain('the rollout is paused');
     expect(stored(h, ds).spec?.updateStrategy?.type).toBe('OnDelete');
+  });
+
+  it('explains a node held by its preDelete hook', async () => {
+    // Prepare
+    const { h, ds } = await rolledOut({
+      [ROLLOUT_ANNOTATION]: '{"preDelete": {"labelsHandler": {"hold": "yes"}}}',
+    });
+    const pod = h.cluster.pods.find((p) => getTargetNodeName(p) === 'node-0');
+    if (pod?.metadata) {
+      pod.metadata.labels = {
+        ...pod.metadata.labels,
+        hold: 'yes',
+        [LIFECYCLE_STATE_LABEL]: PREPARING_DELETE,
+      };
+    }
+    // Act
+    const held = await explain(h, ds, 'node-0');
+    // Assess
+    expect(held.verdict).toContain(
+      'held by its preDelete hook (PreparingDelete)'
+    );
+  });
+
+  it('explains a node the canary selector leaves out, and one waiting for the budget', async () => {
+    // Prepare
+    const { h, ds } = await rolledOut({
+      [ROLLOUT_ANNOTATION]: '{"selector": {"matchLabels": {"canary": "true"}}}',
+    });
+    const budget = await rolledOut({
+      [ROLLOUT_ANNOTATION]: '{"maxUnavailable": 1}',
+    });
+    await syncDaemonSet(keyOf(budget.ds), {
+      ...budget.h.deps,
+      rollsOnDeleteOnly: true,
+    });
+    // Act
+    const outside = await explain(h, ds, 'node-0');
+    const waiting = await explain(budget.h, budget.ds, 'node-3');
+    // Assess
+    expect(outside.verdict).toContain('does not match the canary selector');
+    expect(waiting.verdict).toMatch(
+      /waits for the (update budget|reconciler to observe)/
+    );
   });
 });
