@@ -19,7 +19,7 @@ import { describeError, withTimeout } from './describe-error.js';
 /** Whether another DaemonSet controller is active on a cluster. */
 export type RivalController =
   | { found: false }
-  | { found: true; manager: string; problem: string }
+  | { found: true; manager: string; daemonSet: string; problem: string }
   | { found: undefined; reason: string };
 
 /**
@@ -38,6 +38,7 @@ const probeRivalController = async (
       : {
           found: true,
           manager: rival.manager,
+          daemonSet: rival.daemonSet,
           problem: `ownership: another DaemonSet controller is active here (${rival.manager} writes the status of ${rival.daemonSet}); register the cluster with --ownership apps/v1+OnDelete to roll out OnDelete DaemonSets that opt in, or apps.dsr.dev/v1beta1 and use AdvancedDaemonSets, or turn that controller off`,
         };
   } catch (e) {

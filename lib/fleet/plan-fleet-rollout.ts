@@ -16,7 +16,7 @@
  */
 import { getScaledValueFromIntOrPercent } from '../reconcile/k8s/int-or-string.js';
 import { advanceCluster, nextClusterTimeMs } from './advance-cluster.js';
-import type { FleetPolicy, FleetWave } from './fleet-policy.js';
+import type { FleetWave } from './fleet-policy.js';
 import type {
   ClusterRollout,
   FleetRolloutInput,

@@ -73,15 +73,17 @@ export const schedulerFlags = (config: string, port: number): string[] => [
 ];
 
 /**
- * kube-controller-manager with the support controllers only: garbage
- * collector, namespace, pod GC and ClusterRole aggregation.
+ * kube-controller-manager with the support controllers: garbage
+ * collector, namespace, pod GC and ClusterRole aggregation, and (as on a
+ * managed cluster) the DaemonSet controller when `daemonSets`.
  */
 export const supportControllerFlags = (
   kubeconfig: string,
-  port: number
+  port: number,
+  daemonSets = false
 ): string[] => [
   `--kubeconfig=${kubeconfig}`,
-  '--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,clusterrole-aggregation-controller',
+  `--controllers=garbage-collector-controller,namespace-controller,pod-garbage-collector-controller,clusterrole-aggregation-controller${daemonSets ? ',daemonset-controller' : ''}`,
   '--leader-elect=false',
   '--bind-address=127.0.0.1',
   `--secure-port=${port}`,

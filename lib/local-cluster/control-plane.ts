@@ -1,10 +1,10 @@
 /**
- * The project's local control plane: etcd, kube-apiserver, kube-scheduler, a
- * kube-controller-manager running only the support controllers (garbage
- * collector, namespace, podgc, ClusterRole aggregation) and KWOK simulating
- * nodes, on 127.0.0.1 with free ports and one temp directory. Used by the integration tests'
- * global setup, the benchmarks and the local run. The upstream DaemonSet
- * controller (the oracle) is started separately: upstream-controller.ts.
+ * The project's local control plane on 127.0.0.1 (free ports, one temp dir):
+ * etcd, kube-apiserver, kube-scheduler, KWOK simulating nodes, and a
+ * kube-controller-manager running the support controllers (garbage collector,
+ * namespace, podgc, ClusterRole aggregation), with the DaemonSet controller
+ * when asked. Used by the integration tests' global setup, the benchmarks and
+ * the local run; the tests' oracle starts apart: upstream-controller.ts.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -52,6 +52,8 @@ export interface ControlPlaneOptions {
   sharedEtcd?: { clientPort: number; prefix: string };
   /** Run the support controllers (GC, namespaces, pod GC, ClusterRole aggregation); default: unless `sharedEtcd`. */
   supportControllers?: boolean;
+  /** Also run kube-controller-manager's DaemonSet controller beside them, as managed clusters do. */
+  daemonSetController?: boolean;
 }
 
 /** A running local control plane. */
@@ -201,7 +203,11 @@ export class ControlPlane {
     const port = await this.#port();
     this.#start(
       'kcm-support',
-      supportControllerFlags(this.kubeconfigPath, port),
+      supportControllerFlags(
+        this.kubeconfigPath,
+        port,
+        this.options.daemonSetController === true
+      ),
       'kube-controller-manager'
     );
   }

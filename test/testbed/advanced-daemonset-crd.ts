@@ -1,53 +1,11 @@
 /**
- * Installs the own kind's CRD (infra/kubernetes/advanced-daemonset-crd.yaml)
- * on the test bed, as a user would with kubectl apply, and waits until the
- * API server serves the kind.
+ * The own kind's CRD on the test bed: installed as the local run installs
+ * it (lib/local-cluster/advanced-daemon-set-crd.ts), and its REST paths.
  */
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { KubeApiError } from '#lib/errors.js';
-import { waitFor } from '#lib/local-cluster/processes.js';
-
-/** The CRD as raw JSON (client-node's loadYaml would rename x-kubernetes-*). */
-export const ADVANCED_DAEMON_SET_CRD = load(
-  readFileSync(
-    new URL(
-      '../../infra/kubernetes/advanced-daemonset-crd.yaml',
-      import.meta.url
-    ),
-    'utf8'
-  )
-) as { metadata: { name: string } };
-
-const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-
-/** Creates the CRD unless it exists; resolves once the kind is served. */
-export const ensureAdvancedDaemonSetCrd = async (
-  admin: KubeHttp
-): Promise<void> => {
-  await admin
-    .request('create crd', 'POST', CRDS, {
-      body: JSON.stringify(ADVANCED_DAEMON_SET_CRD),
-    })
-    .catch((e: unknown) => {
-      if (!(e instanceof KubeApiError && e.statusCode === 409)) throw e;
-    });
-  await waitFor(
-    'the AdvancedDaemonSet kind served',
-    async () =>
-      (await admin
-        .request(
-          'list ads',
-          'GET',
-          '/apis/apps.dsr.dev/v1beta1/advanceddaemonsets'
-        )
-        .then(() => true)
-        .catch(() => undefined)) ?? undefined,
-    60_000,
-    200
-  );
-};
+export {
+  ADVANCED_DAEMON_SET_CRD,
+  ensureAdvancedDaemonSetCrd,
+} from '#lib/local-cluster/advanced-daemon-set-crd.js';
 
 /** Returns the collection path of AdvancedDaemonSets in `ns`. */
 export const advancedDaemonSetsPath = (ns: string): string =>

@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseLocalRunArgs } from '#lib/cli/local-run-options.js';
 import { parseClustersArgs } from '#lib/cli/parse-clusters-args.js';
 import { parsePluginArgs } from '#lib/cli/plugin/parse-plugin-args.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
@@ -88,10 +89,14 @@ const CHECKS: [RegExp, Check][] = [
   [/^npm (install|test)$/, () => undefined],
   [
     /^npm start\b/,
-    () => {
+    (argv) => {
       expect(Object.keys(pkg.scripts)).toContain('start');
+      const args = argv[2] === '--' ? argv.slice(3) : argv.slice(2);
+      expect(parseLocalRunArgs(args.map(sample)).kind).not.toBe('error');
     },
   ],
+  [/^export KUBECONFIG=\S+$/, () => undefined],
+  [/^kubectl patch (advds|ds) \S+ --type merge -p /, () => undefined],
   [
     /^npm run \S+/,
     (argv) => expect(Object.keys(pkg.scripts)).toContain(argv[2]),

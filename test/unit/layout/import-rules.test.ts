@@ -39,7 +39,11 @@ const probes: Probe[] = [
     refused: 'pure core',
   },
   { dir: 'lib/fleet', from: '../worker/reconciler.js', refused: 'pure core' },
-  { dir: 'lib/fleet', from: '@aws-sdk/client-dynamodb', refused: 'AWS libraries' },
+  {
+    dir: 'lib/fleet',
+    from: '@aws-sdk/client-dynamodb',
+    refused: 'AWS libraries',
+  },
   { dir: 'lib/fleet', from: '../reconcile/k8s/types.js' },
   { dir: 'lib/policy', from: '../worker/reconciler.js', refused: 'pure core' },
   { dir: 'lib/policy', from: '@aws-sdk/client-sqs', refused: 'AWS libraries' },
@@ -126,7 +130,14 @@ const probes: Probe[] = [
   { dir: 'lib/bridge', from: '../ports/index.js' },
   { dir: 'lib/adapters/sqs', from: '../../policy/timer-message.js' },
   { dir: 'lib/adapters/kube', from: './kube-http.js' },
+  {
+    dir: 'lib/wiring',
+    from: '../handlers/reconcile-handler.js',
+    refused: 'hands it to the handlers',
+  },
   { dir: 'lib/wiring', from: '../adapters/kube/kube-cluster-connection.js' },
+  { dir: 'lib/wiring', from: '../cli/local-run-options.js' },
+  { dir: 'lib/wiring', from: '../local-cluster/local-cluster.js' },
   { dir: 'functions', from: '../lib/wiring/aws.js' },
 ];
 
