@@ -51,6 +51,24 @@ const OPTION_OF_FIELD: Record<string, string> = {
   'apiBudget.burst': '--api-burst',
 };
 
+/**
+ * Returns the labels of `--label key=value` options; a malformed one is a
+ * usage error (keys and values are checked with the record).
+ */
+export const labelsOf = (given: readonly string[]): Record<string, string> => {
+  const labels: Record<string, string> = {};
+  for (const kv of given) {
+    const at = kv.indexOf('=');
+    if (at <= 0) {
+      throw new CliUsageError([
+        `--label must be key=value, not ${JSON.stringify(kv)}`,
+      ]);
+    }
+    labels[kv.slice(0, at)] = kv.slice(at + 1);
+  }
+  return labels;
+};
+
 /** Returns why a file could not be read, without its contents. */
 const readProblem = (option: string, file: string, e: unknown): string => {
   const code = (e as { code?: unknown }).code;
@@ -223,6 +241,7 @@ export const clusterRecordFromOptions = (
       auth,
       ownership: o.ownership ?? 'apps/v1',
       bridgeMode: o.mode,
+      ...(o.labels === undefined ? {} : { labels: labelsOf(o.labels) }),
       ...(o.apiQps !== undefined || o.apiBurst !== undefined
         ? { apiBudget: ceilingOf(o.apiQps, o.apiBurst) }
         : {}),

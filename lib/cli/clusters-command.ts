@@ -49,6 +49,8 @@ export interface AddOptions {
   /** Requests per second and burst shared by all reconcilers (as given). */
   apiQps?: string;
   apiBurst?: string;
+  /** Registration labels, `key=value` each (as given). */
+  labels?: readonly string[];
 }
 
 /** The commands, in the order the usage lists them. */
@@ -58,6 +60,7 @@ export const COMMAND_NAMES = [
   'check',
   'remove',
   'unfence',
+  'label',
 ] as const;
 
 /** The name of a command (not `help`). */
@@ -97,6 +100,14 @@ export type ClustersCommand =
       id: string;
       /** `namespace/name`: clear that DaemonSet's own fence instead. */
       daemonSet?: string;
+    })
+  | (Common & {
+      name: 'label';
+      id: string;
+      /** `key=value` sets, `key-` removes, as `kubectl label`. */
+      changes: readonly string[];
+      /** Lets `key=value` replace a key that has another value. */
+      overwrite: boolean;
     });
 
 /** A command that works on the registry (every one but `help`). */

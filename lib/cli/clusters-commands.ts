@@ -18,6 +18,7 @@ import {
   formatCheck,
   formatClusterTable,
 } from './format-clusters-output.js';
+import { relabel } from './label-cluster.js';
 import { failed, type Outcome } from './render-output.js';
 import { clusterStates, runtimeState } from './runtime-state.js';
 
@@ -156,6 +157,23 @@ const unfence = async (
   };
 };
 
+const label = async (
+  command: Command<'label'>,
+  deps: ClustersCliDeps
+): Promise<Outcome> => {
+  const record = await deps.registry.get(command.id);
+  if (record === undefined) {
+    return failed(`cluster ${command.id} is not registered`);
+  }
+  const { record: relabelled, notes } = relabel(record, command);
+  await deps.registry.put(relabelled);
+  return {
+    exitCode: 0,
+    lines: [...notes, `cluster ${command.id} labeled`],
+    json: { labeled: command.id, labels: relabelled.labels ?? {} },
+  };
+};
+
 const remove = async (
   command: Command<'remove'>,
   table: TableTarget,
@@ -199,5 +217,7 @@ export const runClustersCommand = (
       return remove(command, table, deps);
     case 'unfence':
       return unfence(command, deps);
+    case 'label':
+      return label(command, deps);
   }
 };

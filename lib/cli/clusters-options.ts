@@ -32,6 +32,8 @@ export const OPTIONS = {
   'api-burst': { type: 'string' },
   timeout: { type: 'string' },
   daemonset: { type: 'string' },
+  label: { type: 'string', multiple: true },
+  overwrite: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
@@ -65,10 +67,12 @@ export const COMMAND_OPTIONS: Record<CommandName, readonly OptionName[]> = {
     'timeout',
     'api-qps',
     'api-burst',
+    'label',
   ],
   check: ['id', 'timeout'],
   remove: ['id'],
   unfence: ['id', 'daemonset'],
+  label: ['id', 'overwrite'],
 };
 
 /** Whether `name` is a command's name. */

@@ -31,6 +31,7 @@ commands:
   remove    deletes a cluster's record, with its bookmarks and fence
   unfence   lets the reconciler act again where it stopped for another
             DaemonSet controller
+  label     sets or removes a cluster's registration labels
 ${commonOptions(undefined)}
 '${RUN} <command> --help' shows a command's options.
 `;
@@ -44,7 +45,7 @@ the bridge last checkpointed, and how the reconciler authenticates; exit
 code 1 while an invalid record is skipped
 
   -o wide               also the bridge's state, the node count, the
-                        ownership and the auth details
+                        ownership, the labels and the auth details
   --no-headers          table output without its header line
 `,
   add: `usage: ${RUN} add --id ID AUTH [options]
@@ -82,6 +83,8 @@ CA is --ca-file PEM or --ca-data BASE64 (TLS is always verified)
   --replace             overwrite the cluster registered under ID (one at
                         another API server or EKS cluster starts afresh:
                         the old one's bookmarks and fence are forgotten)
+  --label KEY=VALUE     a registration label (repeatable); fleet rollout
+                        policies select clusters by them
   --skip-check          register without checking (e.g. the cluster is not
                         reachable from here)
   --timeout SECONDS     how long GET /version, and the question whether
@@ -112,6 +115,13 @@ DaemonSet controller was active there (turn that controller off first);
 exit code 1 when ID is not registered
 
   --daemonset NS/NAME   clear the fence of this DaemonSet only
+`,
+  label: `usage: ${RUN} label --id ID KEY=VALUE… KEY-… [--overwrite]
+
+sets (KEY=VALUE) or removes (KEY-) registration labels, as kubectl label
+does; fleet rollout policies select clusters by them
+
+  --overwrite           let KEY=VALUE replace a label that has another value
 `,
 };
 

@@ -59,7 +59,7 @@ const lastBridged = (state: ClusterState | undefined, nowMs: number) => {
 /**
  * Returns the lines of `clusters list`: a header and one row per cluster
  * (id, server, mode, status, API budget, last bridge checkpoint, auth;
- * wide: also bridge state, nodes, ownership and the auth details).
+ * wide: also bridge state, nodes, ownership, labels and the auth details).
  * `serverOf` names the server of records whose kubeconfig holds it.
  */
 export const formatClusterTable = (
@@ -76,7 +76,7 @@ export const formatClusterTable = (
     'STATUS',
     'BUDGET',
     'LAST-BRIDGED',
-    ...(wide ? ['BRIDGE', 'NODES', 'OWNERSHIP'] : []),
+    ...(wide ? ['BRIDGE', 'NODES', 'OWNERSHIP', 'LABELS'] : []),
     'AUTH',
   ];
   const rows = records.map((r) => {
@@ -93,6 +93,9 @@ export const formatClusterTable = (
             state?.bridge ?? '-',
             state?.nodes === undefined ? '-' : String(state.nodes),
             r.ownership,
+            Object.entries(r.labels ?? {})
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',') || '<none>',
           ]
         : []),
       wide ? describeAuth(r.auth) : r.auth.type,

@@ -110,7 +110,10 @@ const checkIdAndMode = (
   problems: string[]
 ): void => {
   if (
-    (name === 'add' || name === 'remove' || name === 'unfence') &&
+    (name === 'add' ||
+      name === 'remove' ||
+      name === 'unfence' ||
+      name === 'label') &&
     values.id === undefined
   ) {
     problems.push(`${name} needs --id ID`);
@@ -171,6 +174,7 @@ const addOptionsOf = (values: Values): AddOptions => ({
   skipCheck: values['skip-check'] ?? false,
   ...(values['api-qps'] ? { apiQps: values['api-qps'] } : {}),
   ...(values['api-burst'] ? { apiBurst: values['api-burst'] } : {}),
+  ...(values.label ? { labels: values.label } : {}),
 });
 
 /**
@@ -199,7 +203,10 @@ export const parseClustersArgs = (
   }
   const name = commandNameOf(first);
   const problems: string[] = [];
-  if (extra.length > 0) {
+  if (name === 'label' && extra.length === 0) {
+    problems.push('label needs at least one key=value or key-');
+  }
+  if (name !== 'label' && extra.length > 0) {
     problems.push(`unexpected argument(s): ${extra.join(' ')}`);
   }
   checkOptions(name, values, problems);
@@ -216,6 +223,14 @@ export const parseClustersArgs = (
       return { name, ...common, noHeaders: values['no-headers'] ?? false };
     case 'remove':
       return { name, ...common, id: values.id ?? '' };
+    case 'label':
+      return {
+        name,
+        ...common,
+        id: values.id ?? '',
+        changes: extra,
+        overwrite: values.overwrite ?? false,
+      };
     case 'unfence':
       return {
         name,

@@ -29,6 +29,7 @@ export const RECORD_KEYS = [
   'ownership',
   'bridgeMode',
   'apiBudget',
+  'labels',
 ] as const;
 const AUTH_KEYS: Record<ClusterAuth['type'], readonly string[]> = {
   eks: ['type', 'clusterName', 'region', 'roleArn'],

@@ -4,6 +4,7 @@
  */
 import { ReconcilerError } from '../errors.js';
 import type { ApiBudget, ClusterRecord, Ownership } from '../ports/index.js';
+import { newRequirement } from '../reconcile/k8s/label-selector.js';
 import {
   caDataProblem,
   ID,
@@ -121,6 +122,23 @@ const checkApiBudget = (
   }
 };
 
+/** Checks the optional `labels`: Kubernetes label keys and values. */
+const checkLabels = (labels: unknown, problems: Problems): void => {
+  if (labels === undefined) return;
+  if (!isObject(labels)) {
+    problems.push({ field: 'labels', problem: 'must be a map of strings' });
+    return;
+  }
+  for (const [k, v] of Object.entries(labels)) {
+    try {
+      if (typeof v !== 'string') throw new Error('the value must be a string');
+      newRequirement(k, 'In', [v]);
+    } catch (e) {
+      problems.push({ field: `labels.${k}`, problem: (e as Error).message });
+    }
+  }
+};
+
 /** Returns whether `id` is a valid cluster id; records the problem if not. */
 const checkId = (id: unknown, problems: Problems): id is string => {
   if (typeof id === 'string' && id.length <= MAX_ID_LENGTH && ID.test(id)) {
@@ -157,6 +175,7 @@ export const parseClusterRecord = (raw: unknown): ClusterRecord => {
   checkModes(raw, problems);
   const apiBudget = raw.apiBudget as Partial<ApiBudget> | undefined;
   checkApiBudget(apiBudget, problems);
+  checkLabels(raw.labels, problems);
   if (problems.length > 0 || auth === undefined) {
     throw new InvalidClusterRecordError(
       idValid ? (raw.id as string) : undefined,
@@ -170,6 +189,10 @@ export const parseClusterRecord = (raw: unknown): ClusterRecord => {
     auth,
     ownership: raw.ownership as ClusterRecord['ownership'],
     bridgeMode: raw.bridgeMode as ClusterRecord['bridgeMode'],
+    ...(raw.labels === undefined ||
+    Object.keys(raw.labels as object).length === 0
+      ? {}
+      : { labels: { ...(raw.labels as Record<string, string>) } }),
     ...(apiBudget === undefined
       ? {}
       : {

@@ -43,6 +43,8 @@ export interface ClusterRecord {
   ownership: Ownership;
   /** How its bridge runs: long-lived watches, or short scheduled runs. */
   bridgeMode: 'watch' | 'economy';
+  /** Registration labels (Kubernetes label syntax): fleet policies select by them. */
+  labels?: Readonly<Record<string, string>>;
   /**
    * The most requests per second (and burst) all reconcilers of the
    * cluster share; the rate adapts below it to what the API server

@@ -82,6 +82,21 @@ describe('DynamoClusterRegistry', () => {
     expect(item?.apiBudget?.M?.qps).toEqual({ N: '7.5' });
   });
 
+  it('stores and reads back registration labels', async () => {
+    // Prepare
+    const { registry } = newRegistry();
+    const record = newRecord({
+      labels: { tier: 'prod', 'fleet.dsr.dev/wave': '2' },
+    });
+    // Act
+    await registry.put(record);
+    const got = await newRegistry().registry.get(record.id);
+    // Assess
+    expect(got?.labels).toEqual({ tier: 'prod', 'fleet.dsr.dev/wave': '2' });
+    const item = await readItem(table, pkOf(record.id));
+    expect(item?.labels?.M?.tier).toEqual({ S: 'prod' });
+  });
+
   it('stores the empty endpoint and CA of a kubeconfig record', async () => {
     // Prepare
     const { registry } = newRegistry();

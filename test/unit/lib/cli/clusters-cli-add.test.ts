@@ -99,6 +99,57 @@ describe('clusters add, check, unfence and remove', () => {
       expect((await bed.registry.get('prod'))?.id).toBe('prod');
     });
 
+    it('registers labels with --label, refused in kubectl’s words when malformed', async () => {
+      // Act
+      const added = await bed.run(
+        'add',
+        '--id',
+        'prod',
+        '--kubeconfig',
+        file,
+        '--skip-check',
+        '--label',
+        'tier=prod',
+        '--label',
+        'zone=eu-1'
+      );
+      const bad = await bed.run(
+        'add',
+        '--id',
+        'dev',
+        '--kubeconfig',
+        file,
+        '--skip-check',
+        '--label',
+        'tier'
+      );
+      const badKey = await bed.run(
+        'add',
+        '--id',
+        'dev',
+        '--kubeconfig',
+        file,
+        '--skip-check',
+        '--label',
+        'bad key=x'
+      );
+      // Assess
+      expect(added.exitCode).toBe(0);
+      expect((await bed.registry.get('prod'))?.labels).toEqual({
+        tier: 'prod',
+        zone: 'eu-1',
+      });
+      expect(bad).toMatchObject({
+        exitCode: 2,
+        stderr: expect.stringContaining(
+          'error: --label must be key=value, not "tier"'
+        ),
+      });
+      expect(badKey.exitCode).toBe(2);
+      expect(badKey.stderr).toContain('labels.bad key');
+      expect(await bed.registry.get('dev')).toBeUndefined();
+    });
+
     it.each([
       { name: 'no --endpoint', extra: [] },
       {
@@ -146,6 +197,57 @@ describe('clusters add, check, unfence and remove', () => {
         /^ {2}reconcilers saw 1 cluster-level failure\(s\), backed off until .*; last: timed out$/
       );
       expect(lines.at(-1)).toBe('  => OK');
+    });
+  });
+
+  describe('label', () => {
+    it('sets, overwrites only with --overwrite, and removes labels, as kubectl label', async () => {
+      // Prepare
+      await bed.run(
+        'add',
+        '--id',
+        'prod',
+        '--kubeconfig',
+        file,
+        '--skip-check',
+        '--label',
+        'tier=prod'
+      );
+      // Act
+      const added = await bed.run('label', '--id', 'prod', 'wave=1');
+      const refused = await bed.run('label', '--id', 'prod', 'tier=dev');
+      const afterRefusal = (await bed.registry.get('prod'))?.labels;
+      const overwritten = await bed.run(
+        'label',
+        '--id',
+        'prod',
+        'tier=dev',
+        '--overwrite'
+      );
+      const removed = await bed.run('label', '--id', 'prod', 'wave-', 'gone-');
+      const unknown = await bed.run('label', '--id', 'nope', 'a=b');
+      // Assess
+      expect(added).toEqual({
+        exitCode: 0,
+        stdout: 'cluster prod labeled\n',
+        stderr: '',
+      });
+      expect(refused).toMatchObject({
+        exitCode: 2,
+        stderr: expect.stringContaining(
+          "error: 'tier' already has a value (prod), and --overwrite is false"
+        ),
+      });
+      expect(afterRefusal).toEqual({ tier: 'prod', wave: '1' });
+      expect(overwritten.exitCode).toBe(0);
+      expect(removed.stdout).toBe(
+        'label "gone" not found.\ncluster prod labeled\n'
+      );
+      expect((await bed.registry.get('prod'))?.labels).toEqual({ tier: 'dev' });
+      expect(unknown).toMatchObject({
+        exitCode: 1,
+        stderr: 'error: cluster nope is not registered\n',
+      });
     });
   });
 

@@ -21,7 +21,7 @@ describe('clusters CLI help', () => {
     for (const out of outs) expect(out).toEqual(outs[0]);
     const [help] = outs;
     expect(help?.exitCode).toBe(0);
-    expect(help?.stdout.split('\n').slice(0, 10)).toEqual([
+    expect(help?.stdout.split('\n').slice(0, 11)).toEqual([
       'usage: npx dsr clusters <command> [options]',
       '',
       'commands:',
@@ -31,6 +31,7 @@ describe('clusters CLI help', () => {
       "  remove    deletes a cluster's record, with its bookmarks and fence",
       '  unfence   lets the reconciler act again where it stopped for another',
       '            DaemonSet controller',
+      "  label     sets or removes a cluster's registration labels",
       '',
     ]);
     expect(help?.stdout).toContain(
@@ -80,18 +81,18 @@ describe('clusters CLI help', () => {
       {
         argv: [],
         stderr:
-          "error: give a command: list, add, check, remove or unfence\nSee 'npx dsr clusters --help'.\n",
+          "error: give a command: list, add, check, remove, unfence or label\nSee 'npx dsr clusters --help'.\n",
       },
       {
         argv: ['frobnicate'],
         stderr:
-          'error: unknown command "frobnicate": use list, add, check, remove or unfence\n' +
+          'error: unknown command "frobnicate": use list, add, check, remove, unfence or label\n' +
           "See 'npx dsr clusters --help'.\n",
       },
       {
         argv: ['help', 'frobnicate'],
         stderr:
-          'error: unknown command "frobnicate": use list, add, check, remove or unfence\n' +
+          'error: unknown command "frobnicate": use list, add, check, remove, unfence or label\n' +
           "See 'npx dsr clusters --help'.\n",
       },
       {

@@ -63,15 +63,17 @@ describe('clusters CLI output', () => {
       });
     });
 
-    it('adds the bridge state, nodes, ownership and auth details with -o wide, and drops the header with --no-headers', async () => {
+    it('adds the bridge state, nodes, ownership, labels and auth details with -o wide, and drops the header with --no-headers', async () => {
       // Prepare
       const { bridged, failing } = await twoClusters();
+      const labeled = await bed.run('label', '--id', 'bridged', 'tier=prod');
       // Act
       const wide = await bed.run('list', '-o', 'wide', '--no-headers');
       // Assess
+      expect(labeled.stdout).toBe('cluster bridged labeled\n');
       expect(wide.stdout.split('\n')).toEqual([
-        `bridged  https://10.0.0.1:6443  watch  Ready  400/800  12s ago             idle        3  apps/v1  kubeconfig ${bridged}`,
-        `failing  https://10.0.0.2:6443  watch  Ready  400/800  never (failing ×2)  failing ×2  -  apps/v1  kubeconfig ${failing}`,
+        `bridged  https://10.0.0.1:6443  watch  Ready  400/800  12s ago             idle        3  apps/v1  tier=prod  kubeconfig ${bridged}`,
+        `failing  https://10.0.0.2:6443  watch  Ready  400/800  never (failing ×2)  failing ×2  -  apps/v1  <none>     kubeconfig ${failing}`,
         '',
       ]);
     });

@@ -136,8 +136,8 @@ describe('runClustersCli', () => {
         '',
       ]);
       expect(wide.stdout.split('\n')).toEqual([
-        'ID     SERVER                 MODE     STATUS  BUDGET   LAST-BRIDGED  BRIDGE  NODES  OWNERSHIP  AUTH',
-        `local  https://10.0.0.1:6443  economy  Ready   400/800  never         never   -      apps/v1    kubeconfig ${kubeconfig}`,
+        'ID     SERVER                 MODE     STATUS  BUDGET   LAST-BRIDGED  BRIDGE  NODES  OWNERSHIP  LABELS  AUTH',
+        `local  https://10.0.0.1:6443  economy  Ready   400/800  never         never   -      apps/v1    <none>  kubeconfig ${kubeconfig}`,
         '',
       ]);
       expect(removed).toEqual({
