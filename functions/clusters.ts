@@ -1,6 +1,6 @@
 /**
  * `npx dsr clusters <list|add|check|remove|unfence> [options]`: registers the
- * clusters the reconciler manages (lib/cli/run-clusters-cli.ts); run by
+ * clusters the reconciler manages (lib/cli/clusters/run-clusters-cli.ts); run by
  * functions/dsr.ts. This module only builds the AWS clients for the chosen table (or stage) and region, on
  * the same adapters the deployed functions use, and prints the result.
  *
@@ -27,9 +27,9 @@ import {
   serverOfRecord,
 } from '../lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
-import type { TableTarget } from '../lib/cli/clusters-command.js';
-import type { ClustersCliDeps } from '../lib/cli/clusters-commands.js';
-import { runClustersCli } from '../lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '../lib/cli/clusters/clusters-commands.js';
+import { runClustersCli } from '../lib/cli/clusters/run-clusters-cli.js';
+import type { TableTarget } from '../lib/cli/parse-table-locator.js';
 
 /** `check` records no Events, so nothing is logged. */
 const silentLogger = {

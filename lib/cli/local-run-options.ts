@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { OWNERSHIP_MODES } from '../cluster/record.js';
 import type { Ownership } from '../ports/index.js';
-import type { RivalController } from './check-ownership.js';
+import type { RivalController } from './clusters/check-ownership.js';
 
 /** The text `npm start -- --help` prints. */
 export const LOCAL_RUN_USAGE = `usage: npm start [-- [MODE] [--kubeconfig PATH [--context NAME] [--yes]] [--nodes N]]

@@ -4,7 +4,20 @@
  * and `--endpoint`; and the rule that keeps kubeconfig records out of
  * tables the deployed functions read.
  */
-import type { TableLocator } from './clusters-command.js';
+/** Where the registry lives: the state table, and how to reach DynamoDB. */
+export interface TableTarget {
+  tableName: string;
+  /** `--region`, else `AWS_REGION`; undefined leaves it to the SDK. */
+  region?: string;
+  /** `--endpoint`: a DynamoDB endpoint such as DynamoDB Local. */
+  endpoint?: string;
+}
+
+/**
+ * Where the registry is, as the command line says: a table (TableTarget),
+ * or a deployed stage whose stack's outputs name it (`--stage`).
+ */
+export type TableLocator = TableTarget | { stage: string; region?: string };
 
 /** The options this part reads (parseArgs values). */
 interface LocatorValues {

@@ -5,7 +5,7 @@
  */
 import { ReconcilerError } from '../errors.js';
 import type { StackOutputs } from '../ports/index.js';
-import type { TableLocator, TableTarget } from './clusters-command.js';
+import type { TableLocator, TableTarget } from './parse-table-locator.js';
 
 /**
  * serverless.yml's `service:`: osls names a stage's stack

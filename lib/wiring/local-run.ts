@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline/promises';
 import { serverOfRecord } from '../adapters/kube/kube-config-for-cluster.js';
 import { MemoryRequestBudget } from '../adapters/memory/memory-request-budget.js';
 import { systemClock } from '../adapters/system-clock.js';
-import { findRivalController } from '../cli/check-ownership.js';
+import { findRivalController } from '../cli/clusters/check-ownership.js';
 import {
   LOCAL_RUN_USAGE,
   type LocalRunOptions,

@@ -13,9 +13,12 @@ import { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-he
 import { MemoryNodeIndexStore } from '#lib/adapters/memory/memory-node-index-store.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import type { CheckConnection } from '#lib/cli/check-types.js';
-import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
-import { type CliOutput, runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import type { CheckConnection } from '#lib/cli/clusters/check-types.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters/clusters-commands.js';
+import {
+  type CliOutput,
+  runClustersCli,
+} from '#lib/cli/clusters/run-clusters-cli.js';
 import type { StackOutputsFor } from '#lib/cli/stack-table.js';
 import { MemoryClusterRegistry } from './fakes/memory-cluster-registry.js';
 

@@ -25,9 +25,9 @@ import {
 } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import type { ClusterCheck } from '#lib/cli/check-types.js';
-import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
-import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import type { ClusterCheck } from '#lib/cli/clusters/check-types.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters/clusters-commands.js';
+import { runClustersCli } from '#lib/cli/clusters/run-clusters-cli.js';
 import { kubeconfigYaml } from '../../lib/local-cluster/config-files.js';
 import { freePort } from '../../lib/local-cluster/processes.js';
 import { createTestTable, type TestTable } from '../helpers/dynamo-table.js';

@@ -13,8 +13,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseClustersArgs } from '#lib/cli/clusters/parse-clusters-args.js';
 import { parseLocalRunArgs } from '#lib/cli/local-run-options.js';
-import { parseClustersArgs } from '#lib/cli/parse-clusters-args.js';
 import { parsePluginArgs } from '#lib/cli/plugin/parse-plugin-args.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {

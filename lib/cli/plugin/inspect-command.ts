@@ -15,7 +15,7 @@ import {
   type ReconcilerState,
 } from '../../sync/plan-next-sync.js';
 import { CliUsageError } from '../cli-usage-error.js';
-import type { TableLocator } from '../clusters-command.js';
+import type { TableLocator } from '../parse-table-locator.js';
 import { explainReport, formatExplanation } from './explain-command.js';
 import type { InspectCommand, InspectOutput } from './parse-inspect-args.js';
 import { formatPlan, planReport } from './plan-command.js';

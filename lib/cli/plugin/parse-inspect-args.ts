@@ -5,7 +5,7 @@
  * `NAME` (the own kind when one exists by that name, else apps/v1).
  */
 import { CliUsageError } from '../cli-usage-error.js';
-import type { TableLocator } from '../clusters-command.js';
+import type { TableLocator } from '../parse-table-locator.js';
 import { tableLocatorOf } from '../parse-table-locator.js';
 
 /** Which DaemonSet a plan or an explanation is about. */

@@ -12,7 +12,7 @@ import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-reg
 import { DynamoNodeIndexStore } from '#lib/adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import { runClustersCli } from '#lib/cli/clusters/run-clusters-cli.js';
 import { CONTROLLER_CONFLICT_REASON } from '#lib/policy/fight-detection.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
 import {

@@ -14,8 +14,8 @@ import {
   serverOfRecord,
 } from '#lib/adapters/kube/kube-config-for-cluster.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
-import { checkCluster } from '#lib/cli/check-cluster.js';
-import { reviewOwnershipBeforeAdd } from '#lib/cli/check-ownership.js';
+import { checkCluster } from '#lib/cli/clusters/check-cluster.js';
+import { reviewOwnershipBeforeAdd } from '#lib/cli/clusters/check-ownership.js';
 import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import type { ClusterRecord } from '#lib/ports/index.js';

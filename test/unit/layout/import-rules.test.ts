@@ -38,6 +38,22 @@ const probes: Probe[] = [
     from: '../../adapters/kube/kube-http.js',
     refused: 'pure core',
   },
+  {
+    dir: 'lib/cli/plugin',
+    from: '../clusters/add-cluster.js',
+    refused: 'two CLIs',
+  },
+  {
+    dir: 'lib/cli/clusters',
+    from: '../plugin/run-plugin.js',
+    refused: 'two CLIs',
+  },
+  {
+    dir: 'lib/cli/clusters',
+    from: '../../adapters/kube/kube-http.js',
+    refused: 'take their adapters',
+  },
+  { dir: 'lib/cli/plugin', from: '../parse-table-locator.js' },
   { dir: 'lib/fleet', from: '../worker/reconciler.js', refused: 'pure core' },
   {
     dir: 'lib/fleet',

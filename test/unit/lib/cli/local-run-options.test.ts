@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RivalController } from '#lib/cli/check-ownership.js';
+import type { RivalController } from '#lib/cli/clusters/check-ownership.js';
 import {
   LOCAL_RUN_USAGE,
   parseLocalRunArgs,

@@ -4,20 +4,17 @@
  * does (unless `--skip-check`) and writes the record only if it passes.
  * `--replace` by another cluster forgets the old one's bookmarks and fence.
  */
-import type { ClusterRecord } from '../ports/index.js';
+import type { ClusterRecord } from '../../ports/index.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import type { TableLocator, TableTarget } from '../parse-table-locator.js';
 import { checkCluster } from './check-cluster.js';
-import { CliUsageError } from './cli-usage-error.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
 import {
   type ClustersCliDeps,
   forgetClusterState,
   recordSummary,
 } from './clusters-cli-deps.js';
-import type {
-  RegistryCommand,
-  TableLocator,
-  TableTarget,
-} from './clusters-command.js';
+import type { RegistryCommand } from './clusters-command.js';
 import { describeAuth, formatCheck } from './format-clusters-output.js';
 import { failed, type Outcome } from './render-output.js';
 

@@ -4,7 +4,7 @@
  * `--table`.
  */
 import { describe, expect, it } from 'vitest';
-import { parseClustersArgs } from '#lib/cli/parse-clusters-args.js';
+import { parseClustersArgs } from '#lib/cli/clusters/parse-clusters-args.js';
 
 describe('parseClustersArgs output and stage options', () => {
   it.each([

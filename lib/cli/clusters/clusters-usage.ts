@@ -3,8 +3,9 @@
  * per command (`add --help`, `help add`), and the line a usage error ends
  * with, pointing at the right one.
  */
+
+import { SERVICE_NAME } from '../stack-table.js';
 import type { CommandName } from './clusters-command.js';
-import { SERVICE_NAME } from './stack-table.js';
 
 const RUN = 'npx dsr clusters';
 

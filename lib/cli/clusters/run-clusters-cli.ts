@@ -1,12 +1,13 @@
 /**
  * The cluster registry CLI behind `dsr clusters`: parses the command
  * line, finds the table (`--stage`: from the stack's outputs), runs list /
- * add / check / unfence / remove (lib/cli/clusters-commands.ts), and
+ * add / check / unfence / remove (lib/cli/clusters/clusters-commands.ts), and
  * returns what to print and the exit code (0 ok, 1 failed, 2 bad usage)
  * instead of printing, so tests call it directly.
  */
-import { CliUsageError } from './cli-usage-error.js';
-import type { TableTarget } from './clusters-command.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import type { TableTarget } from '../parse-table-locator.js';
+import { resolveTable, type StackOutputsFor } from '../stack-table.js';
 import {
   type ClustersCliDeps,
   runClustersCommand,
@@ -21,7 +22,6 @@ import {
   renderOutcome,
   usageFailure,
 } from './render-output.js';
-import { resolveTable, type StackOutputsFor } from './stack-table.js';
 
 export { USAGE_EXIT_CODE } from './render-output.js';
 

@@ -8,10 +8,10 @@ import path from 'node:path';
 import {
   InvalidClusterRecordError,
   parseClusterRecord,
-} from '../cluster/record.js';
-import { DEFAULT_API_CEILING } from '../policy/request-budget.js';
-import type { ClusterRecord } from '../ports/index.js';
-import { CliUsageError } from './cli-usage-error.js';
+} from '../../cluster/record.js';
+import { DEFAULT_API_CEILING } from '../../policy/request-budget.js';
+import type { ClusterRecord } from '../../ports/index.js';
+import { CliUsageError } from '../cli-usage-error.js';
 import type { AddOptions } from './clusters-command.js';
 
 /** What building a record reads from this machine. */

@@ -4,8 +4,8 @@
  * script that asked for `-o json` never has to parse `error: …` text.
  */
 import { dump } from 'js-yaml';
+import { describeError } from '../describe-error.js';
 import type { OutputFormat } from './clusters-command.js';
-import { describeError } from './describe-error.js';
 
 /** A command's outcome: human lines, the document, the exit code. */
 export interface Outcome {

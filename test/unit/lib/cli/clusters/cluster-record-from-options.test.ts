@@ -6,9 +6,9 @@ import { CliUsageError } from '#lib/cli/cli-usage-error.js';
 import {
   clusterRecordFromOptions,
   type RecordSources,
-} from '#lib/cli/cluster-record-from-options.js';
-import type { AddOptions } from '#lib/cli/clusters-command.js';
-import { selfSignedPem } from '../../../helpers/self-signed-pem.js';
+} from '#lib/cli/clusters/cluster-record-from-options.js';
+import type { AddOptions } from '#lib/cli/clusters/clusters-command.js';
+import { selfSignedPem } from '../../../../helpers/self-signed-pem.js';
 
 const ROLE = 'arn:aws:iam::123456789012:role/dsr-cluster-prod';
 const SECRET =

@@ -7,14 +7,14 @@
  * check` (which `clusters add` runs before writing) and the question
  * `npm start` asks before an apps/v1 run.
  */
-import { findRivalDaemonSetController } from '../policy/fight-detection.js';
-import type { ClusterRecord } from '../ports/index.js';
+import { findRivalDaemonSetController } from '../../policy/fight-detection.js';
+import type { ClusterRecord } from '../../ports/index.js';
+import { describeError, withTimeout } from '../describe-error.js';
 import type {
   CheckConnection,
   CheckDeps,
   ClusterCheck,
 } from './check-types.js';
-import { describeError, withTimeout } from './describe-error.js';
 
 /** Whether another DaemonSet controller is active on a cluster. */
 export type RivalController =

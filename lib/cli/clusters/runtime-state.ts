@@ -2,14 +2,14 @@
  * What `clusters check` adds to a cluster's check: the state the
  * reconcilers recorded for it (fight detection's fence, the breaker).
  */
-import { DEFAULT_API_CEILING } from '../policy/request-budget.js';
+import { DEFAULT_API_CEILING } from '../../policy/request-budget.js';
 import type {
   BridgeLeaseStore,
   ClusterHealthStore,
   ClusterRecord,
   LeaseView,
   OwnershipStore,
-} from '../ports/index.js';
+} from '../../ports/index.js';
 
 /** What the reconcilers recorded about a cluster: fence and breaker. */
 export const runtimeState = async (

@@ -3,7 +3,7 @@
  * uses and the outcome it reports, shared by check-cluster.ts and
  * check-ownership.ts.
  */
-import type { ClusterConnection, ClusterRecord } from '../ports/index.js';
+import type { ClusterConnection, ClusterRecord } from '../../ports/index.js';
 import type { AccessCheck } from './reconciler-access-checks.js';
 
 /** The part of a connection a check uses. */

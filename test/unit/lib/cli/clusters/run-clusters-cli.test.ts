@@ -13,8 +13,8 @@ import {
 import type { MemoryBridgeLeaseStore } from '#lib/adapters/memory/memory-bridge-lease-store.js';
 import type { MemoryClusterHealthStore } from '#lib/adapters/memory/memory-cluster-health-store.js';
 import type { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
-import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
-import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters/clusters-commands.js';
+import { runClustersCli } from '#lib/cli/clusters/run-clusters-cli.js';
 import { ReconcilerError } from '#lib/errors.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import {
@@ -23,8 +23,8 @@ import {
   createClustersCliBed,
   kubeconfigYaml,
   LOCAL_DYNAMODB,
-} from '../../../helpers/clusters-cli-bed.js';
-import type { MemoryClusterRegistry } from '../../../helpers/fakes/memory-cluster-registry.js';
+} from '../../../../helpers/clusters-cli-bed.js';
+import type { MemoryClusterRegistry } from '../../../../helpers/fakes/memory-cluster-registry.js';
 
 const KUBECONFIG = kubeconfigYaml('https://10.0.0.1:6443');
 

@@ -5,7 +5,7 @@
  * whole usage or node:util parseArgs' own messages.
  */
 import { describe, expect, it } from 'vitest';
-import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import { runClustersCli } from '#lib/cli/clusters/run-clusters-cli.js';
 
 /** Runs the CLI with no registry: a command line that needs one fails. */
 const cli = (...argv: string[]) =>

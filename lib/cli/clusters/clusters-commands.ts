@@ -4,7 +4,8 @@
  * the `-o json|yaml` document, the exit code) against the registry, the
  * clusters and the state table.
  */
-import type { ClusterRecord, InvalidClusterRecord } from '../ports/index.js';
+import type { ClusterRecord, InvalidClusterRecord } from '../../ports/index.js';
+import type { TableTarget } from '../parse-table-locator.js';
 import { addCluster } from './add-cluster.js';
 import { checkCluster } from './check-cluster.js';
 import {
@@ -12,7 +13,7 @@ import {
   forgetClusterState,
   recordSummary,
 } from './clusters-cli-deps.js';
-import type { RegistryCommand, TableTarget } from './clusters-command.js';
+import type { RegistryCommand } from './clusters-command.js';
 import {
   describeAuth,
   formatCheck,

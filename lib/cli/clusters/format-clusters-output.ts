@@ -3,9 +3,9 @@
  * the lines of a check. Records and checks carry no credential (auth holds
  * only names, ARNs and paths), so nothing here can print one.
  */
-import type { ClusterAuth, ClusterRecord } from '../ports/index.js';
+import type { ClusterAuth, ClusterRecord } from '../../ports/index.js';
+import { humanDuration } from '../daemon-set-table.js';
 import type { ClusterCheck } from './check-types.js';
-import { humanDuration } from './daemon-set-table.js';
 import { formatResource } from './reconciler-access-checks.js';
 import type { ClusterState } from './runtime-state.js';
 

@@ -8,10 +8,10 @@ import {
   ON_DELETE_RECONCILER_RULES,
   RECONCILER_RULES,
   reconcilerRulesFor,
-} from '#lib/cli/reconciler-access-checks.js';
+} from '#lib/cli/clusters/reconciler-access-checks.js';
 
 const RBAC_YAML = new URL(
-  '../../../../infra/kubernetes/rbac.yaml',
+  '../../../../../infra/kubernetes/rbac.yaml',
   import.meta.url
 );
 
@@ -33,7 +33,7 @@ describe('ADVANCED_RECONCILER_RULES', () => {
     const role = loadYaml<{ kind: string; rules: unknown[] }>(
       readFileSync(
         new URL(
-          '../../../../infra/kubernetes/rbac-advanced-daemonset.yaml',
+          '../../../../../infra/kubernetes/rbac-advanced-daemonset.yaml',
           import.meta.url
         ),
         'utf8'
@@ -62,7 +62,7 @@ describe('ON_DELETE_RECONCILER_RULES', () => {
     const role = loadYaml<{ kind: string; rules: unknown[] }>(
       readFileSync(
         new URL(
-          '../../../../infra/kubernetes/rbac-on-delete.yaml',
+          '../../../../../infra/kubernetes/rbac-on-delete.yaml',
           import.meta.url
         ),
         'utf8'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliUsageError } from '#lib/cli/cli-usage-error.js';
-import { parseClustersArgs } from '#lib/cli/parse-clusters-args.js';
+import { parseClustersArgs } from '#lib/cli/clusters/parse-clusters-args.js';
 
 /** Returns the problems `argv` is refused with (fails when it is accepted). */
 const problemsOf = (

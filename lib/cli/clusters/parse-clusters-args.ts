@@ -4,7 +4,11 @@
  * that does not apply is an error instead of being silently ignored.
  */
 import { parseArgs } from 'node:util';
-import { CliUsageError } from './cli-usage-error.js';
+import { CliUsageError } from '../cli-usage-error.js';
+import {
+  checkKubeconfigTarget,
+  tableLocatorOf,
+} from '../parse-table-locator.js';
 import {
   type AddOptions,
   type ClustersCommand,
@@ -22,10 +26,6 @@ import {
   type OptionName,
 } from './clusters-options.js';
 import { parseArgsProblems } from './parse-args-problems.js';
-import {
-  checkKubeconfigTarget,
-  tableLocatorOf,
-} from './parse-table-locator.js';
 
 /** Returns options and positionals; unknown options throw. */
 const parseStrict = (argv: readonly string[]) =>

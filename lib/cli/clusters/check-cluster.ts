@@ -6,16 +6,16 @@
  * permission of infra/kubernetes/rbac.yaml is granted (one
  * SelfSubjectAccessReview each).
  */
-import { ApiErrorReason, KubeApiError } from '../errors.js';
-import type { ClusterRecord } from '../ports/index.js';
+import { ApiErrorReason, KubeApiError } from '../../errors.js';
+import type { ClusterRecord } from '../../ports/index.js';
+import { CheckTimeout, describeError, withTimeout } from '../describe-error.js';
+import { describeNetworkFailure } from '../describe-network-failure.js';
 import { reviewOwnership } from './check-ownership.js';
 import type {
   CheckConnection,
   CheckDeps,
   ClusterCheck,
 } from './check-types.js';
-import { CheckTimeout, describeError, withTimeout } from './describe-error.js';
-import { describeNetworkFailure } from './describe-network-failure.js';
 import {
   accessChecksFromRules,
   formatAccessCheck,

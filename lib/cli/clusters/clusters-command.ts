@@ -2,21 +2,7 @@
  * What a `clusters` command line means once parsed: the commands, their
  * options, where the registry is and how to print the outcome.
  */
-
-/** Where the registry lives: the state table, and how to reach DynamoDB. */
-export interface TableTarget {
-  tableName: string;
-  /** `--region`, else `AWS_REGION`; undefined leaves it to the SDK. */
-  region?: string;
-  /** `--endpoint`: a DynamoDB endpoint such as DynamoDB Local. */
-  endpoint?: string;
-}
-
-/**
- * Where the registry is, as the command line says: a table (TableTarget),
- * or a deployed stage whose stack's outputs name it (`--stage`).
- */
-export type TableLocator = TableTarget | { stage: string; region?: string };
+import type { TableLocator } from '../parse-table-locator.js';
 
 /**
  * How a command prints: lines for people (`text`; `wide` adds columns to

@@ -5,7 +5,7 @@
  * way out; an own-kind registration only notes what it owns.
  */
 import { describe, expect, it } from 'vitest';
-import { checkCluster } from '#lib/cli/check-cluster.js';
+import { checkCluster } from '#lib/cli/clusters/check-cluster.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import type { ClusterProbe, ClusterRecord } from '#lib/ports/index.js';
 

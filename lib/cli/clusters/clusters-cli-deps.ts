@@ -9,7 +9,7 @@ import type {
   ClusterRegistry,
   NodeIndexStore,
   OwnershipStore,
-} from '../ports/index.js';
+} from '../../ports/index.js';
 import type { CheckConnection } from './check-types.js';
 
 /** A registry the CLI can also write (DynamoClusterRegistry is one). */

@@ -4,8 +4,8 @@
  * needs `--overwrite`), `key-` removes; the record is written once, after
  * every change was checked.
  */
-import type { ClusterRecord } from '../ports/index.js';
-import { CliUsageError } from './cli-usage-error.js';
+import type { ClusterRecord } from '../../ports/index.js';
+import { CliUsageError } from '../cli-usage-error.js';
 import type { RegistryCommand } from './clusters-command.js';
 
 /** Returns the labels after `changes`, or throws naming every refusal. */

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { TableTarget } from '#lib/cli/clusters-command.js';
-import type { ClustersCliDeps } from '#lib/cli/clusters-commands.js';
-import { runClustersCli } from '#lib/cli/run-clusters-cli.js';
+import type { ClustersCliDeps } from '#lib/cli/clusters/clusters-commands.js';
+import { runClustersCli } from '#lib/cli/clusters/run-clusters-cli.js';
+import type { TableTarget } from '#lib/cli/parse-table-locator.js';
 import {
   SERVICE_NAME,
   STATE_TABLE_OUTPUT,
