@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import type { KubeHttp } from '../adapters/kube/client/kube-http.js';
 import { KubeApiError } from '../errors.js';
 import { waitFor } from './processes.js';
 import { repositoryFile } from './repository-file.js';

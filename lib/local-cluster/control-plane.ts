@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { requireBinaries } from './binaries.js';
 import {
   apiServerFlags,

@@ -2,7 +2,7 @@
  * Simulated (KWOK) nodes of the local control plane: created through the raw
  * client, labelled like a kubelet would, and awaited until Ready.
  */
-import type { KubeHttp } from '../adapters/kube/kube-http.js';
+import type { KubeHttp } from '../adapters/kube/client/kube-http.js';
 import type { Node, Taint } from '../reconcile/k8s/types.js';
 import { waitFor } from './processes.js';
 

@@ -18,8 +18,8 @@ import { DynamoFailedPodBackoffStore } from '../adapters/dynamodb/dynamo-failed-
 import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
+import { withRequestSignal } from '../adapters/kube/client/request-signal.js';
 import { ClusterConnector } from '../adapters/kube/kube-cluster-connector.js';
-import { withRequestSignal } from '../adapters/kube/request-signal.js';
 import { SqsMessageLeases } from '../adapters/sqs/sqs-message-leases.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';

@@ -4,7 +4,7 @@
  * control plane with KWOK, and optionally DynamoDB Local and fauxqs.
  */
 import path from 'node:path';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { ApiErrorReason, isApiError, toError } from '#lib/errors.js';
 import {
   createNodes,

@@ -7,7 +7,7 @@
  * ControllerRevisions — what a DaemonSet controller writes. The bench's own
  * writes (nodes, the DaemonSet, clean-up) fall outside the window.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 
 const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

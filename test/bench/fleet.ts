@@ -9,7 +9,7 @@
  * cluster converges a DaemonSet of its own; and it counts what the bridge
  * did meanwhile.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
 import type { ControlPlane } from '../../lib/local-cluster/control-plane.js';

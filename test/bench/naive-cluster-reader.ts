@@ -5,8 +5,8 @@
  * for live lists would do.
  */
 
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { paths } from '#lib/adapters/kube/paths.js';
 import type { ClusterReader } from '#lib/ports/index.js';
 import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';

@@ -9,7 +9,7 @@
  * controllers' pods wait for the scheduler's bind on the same 2 cores.
  */
 
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import {

@@ -6,7 +6,7 @@
  * without an available new pod: the sliding window a DaemonSet controller
  * could at best keep, at the API server's pace.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { getScaledValueFromIntOrPercent } from '#lib/reconcile/k8s/int-or-string.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { inFlightLimit, podBody } from './raw-pods.js';

@@ -6,10 +6,10 @@
  */
 
 import { performance } from 'node:perf_hooks';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeCachedClusterReader } from '#lib/adapters/kube/kube-cached-cluster-reader.js';
 import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '#lib/adapters/memory/memory-backoff-store.js';
 import { MemoryExpectationsStore } from '#lib/adapters/memory/memory-expectations-store.js';
 import { systemClock } from '#lib/adapters/system-clock.js';

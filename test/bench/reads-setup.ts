@@ -3,7 +3,7 @@
  * DaemonSet `agent` and neighbour DaemonSets (as kube-system holds several),
  * all on every node, converged by syncing through the product's read path.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { Logger } from '#lib/ports/index.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';

@@ -5,7 +5,7 @@
  * the rollout is complete — every pod on the new template and available,
  * and the DaemonSet's status says so for the current generation.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { waitFor } from '../../lib/local-cluster/processes.js';
 import {

@@ -7,8 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { ContentType } from '#lib/adapters/kube/client/kube-http-types.js';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import type { ContentType } from '#lib/adapters/kube/kube-http-types.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import { advancedDaemonSetsPath } from '../testbed/advanced-daemonset-crd.js';
 import type { CampaignKind } from './run-types.js';

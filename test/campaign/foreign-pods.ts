@@ -3,7 +3,7 @@
  * DaemonSet selects, and one with ds-0's labels but another controller (a
  * ConfigMap, so the garbage collector keeps it), which upstream never adopts.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { WorkloadObserver } from './workload-plan.js';
 
 /**

@@ -2,7 +2,7 @@
  * What a campaign run is given and what it finds (campaign-run.ts), and the
  * bug it can plant to prove the checker finds one.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { ClusterReader } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';

@@ -6,8 +6,8 @@
  * DaemonSet may touch. The plan (what, when) is data; the targets are drawn
  * when an action runs, from what the cluster then holds.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { ContentType } from '#lib/adapters/kube/kube-http-types.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
+import type { ContentType } from '#lib/adapters/kube/client/kube-http-types.js';
 import {
   createNodes,
   deleteNodes,

@@ -3,8 +3,9 @@
  * expectations and failed-pod backoff kept in this process (sync-loop tests,
  * which drive `syncDaemonSet` without a queue).
  */
+
+import type { KubeHttp } from '../../lib/adapters/kube/client/kube-http.js';
 import { kubeClusterConnection } from '../../lib/adapters/kube/kube-cluster-connection.js';
-import type { KubeHttp } from '../../lib/adapters/kube/kube-http.js';
 import { MemoryBackoffStore } from '../../lib/adapters/memory/memory-backoff-store.js';
 import { MemoryExpectationsStore } from '../../lib/adapters/memory/memory-expectations-store.js';
 import { systemClock } from '../../lib/adapters/system-clock.js';

@@ -5,7 +5,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';
 
 /** The file's connection and namespace, set once `beforeAll` ran. */

@@ -5,7 +5,7 @@
  * refused with a message naming the field instead of being stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeApiError } from '#lib/errors.js';
 import {
   advancedDaemonSetsPath,

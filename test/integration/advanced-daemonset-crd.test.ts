@@ -7,7 +7,7 @@
  * accepted with only apiVersion and kind changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeApiError } from '#lib/errors.js';
 import {
   advancedDaemonSetsPath,

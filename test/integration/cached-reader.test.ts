@@ -6,9 +6,9 @@
  * lists; big lists travel gzip-compressed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
+import type { MessageSchema } from '#lib/adapters/kube/client/protobuf/message-schema.js';
 import { KubeCachedClusterReader } from '#lib/adapters/kube/kube-cached-cluster-reader.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import type { MessageSchema } from '#lib/adapters/kube/protobuf/message-schema.js';
 import type { WatchEvent } from '#lib/ports/index.js';
 import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';

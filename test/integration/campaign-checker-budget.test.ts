@@ -14,7 +14,7 @@ import {
   onTestFinished,
   vi,
 } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   createNodes,
   deleteNodes,

@@ -18,12 +18,12 @@ import { DynamoClusterHealthStore } from '#lib/adapters/dynamodb/dynamo-cluster-
 import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoNodeIndexStore } from '#lib/adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '#lib/adapters/dynamodb/dynamo-ownership-store.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
 import {
   kubeConfigFromFile,
   serverOfRecord,
 } from '#lib/adapters/kube/kube-config-for-cluster.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ClusterCheck } from '#lib/cli/clusters/check-types.js';
 import type { ClustersCliDeps } from '#lib/cli/clusters/clusters-commands.js';

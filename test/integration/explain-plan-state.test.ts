@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoExpectationsStore } from '#lib/adapters/dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from '#lib/adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';

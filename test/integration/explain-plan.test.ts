@@ -5,8 +5,8 @@
  * without a pod, and write nothing — then a real sync does what plan said.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import {

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { MemoryOwnershipStore } from '#lib/adapters/memory/memory-ownership-store.js';
 import { fieldManagerFor } from '#lib/policy/identity.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';

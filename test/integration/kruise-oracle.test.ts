@@ -17,7 +17,7 @@
  * KruisePodReady gate) are not installed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type {
   ControllerRevision,
   DaemonSet,

@@ -5,8 +5,8 @@
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeClusterReader } from '#lib/adapters/kube/kube-cluster-reader.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
 import { KubeRevisionControl } from '#lib/adapters/kube/kube-revision-control.js';
 import { KubeStatusWriter } from '#lib/adapters/kube/kube-status-writer.js';

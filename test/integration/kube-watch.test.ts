@@ -7,7 +7,7 @@
  * that, and serverless/bridge-resume.test.ts gets real 410s.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { WatchEvent } from '#lib/ports/index.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { createNamespace, deleteNamespace } from '../testbed/kube-fixtures.js';

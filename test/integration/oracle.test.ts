@@ -6,7 +6,7 @@
  * nothing.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   createNodes,
   deleteNodes,

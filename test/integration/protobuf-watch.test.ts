@@ -7,13 +7,13 @@
  * same in both.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   type MessageSchema,
   projectMessage,
-} from '#lib/adapters/kube/protobuf/message-schema.js';
-import { NODE } from '#lib/adapters/kube/protobuf/node-schema.js';
-import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
+} from '#lib/adapters/kube/client/protobuf/message-schema.js';
+import { NODE } from '#lib/adapters/kube/client/protobuf/node-schema.js';
+import { POD } from '#lib/adapters/kube/client/protobuf/pod-schema.js';
 import { ApiErrorReason, isApiError, KubeApiError } from '#lib/errors.js';
 import {
   createNodes,

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeApiError } from '#lib/errors.js';
 import { waitFor } from '#lib/local-cluster/processes.js';
 import { ensureAdvancedDaemonSetCrd } from '../testbed/advanced-daemonset-crd.js';

@@ -5,8 +5,8 @@
  * identity cannot do more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { kubeClusterConnection } from '#lib/adapters/kube/kube-cluster-connection.js';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import {
   createNodes,

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig, loadYaml } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 
 /** The reconciler's ClusterRole per ownership mode, and the bridge's. */
 const ROLES = {

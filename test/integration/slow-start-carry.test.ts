@@ -6,7 +6,7 @@
  * creates, and the sync after starts at upstream's 1 again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { MemorySlowStartMemory } from '#lib/adapters/memory/memory-slow-start-memory.js';
 import {
   createNodes,

@@ -4,7 +4,7 @@
  * within maxUnavailable, follows a NoExecute taint and a new node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   createNodes,
   deleteNodes,

@@ -5,7 +5,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { SyncDeps } from '#lib/sync/context.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { FakeLogger } from '../helpers/fakes/fake-logger.js';

@@ -1,5 +1,5 @@
 /** Objects the integration tests create through the raw client. */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 
 /** Creates a namespace. */
 export const createNamespace = async (http: KubeHttp, name: string) => {

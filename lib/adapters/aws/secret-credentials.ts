@@ -16,7 +16,7 @@ import { ReconcilerError } from '../../errors.js';
 import {
   parseKubeconfigTarget,
   parseKubeconfigUser,
-} from '../kube/cluster-access.js';
+} from '../kube/client/cluster-access.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,

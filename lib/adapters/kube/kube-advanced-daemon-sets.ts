@@ -23,10 +23,10 @@ import type {
   LabelSelector,
   Pod,
 } from '../../reconcile/k8s/types.js';
+import { KubeHttp } from './client/kube-http.js';
+import { labelSelectorQuery } from './client/label-selector-query.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
-import { KubeHttp } from './kube-http.js';
 import { type KubectlTarget, loadKubectlConfig } from './kubectl-kubeconfig.js';
-import { labelSelectorQuery } from './label-selector-query.js';
 import { paths } from './paths.js';
 
 const kind = ADVANCED_DAEMON_SET;

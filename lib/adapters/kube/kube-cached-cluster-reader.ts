@@ -17,22 +17,25 @@
 import type { ClusterReader } from '../../ports/index.js';
 import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet, Node, Pod } from '../../reconcile/k8s/types.js';
-import { type CacheBudget, containerCacheBudget } from './cache-budget.js';
-import { KubeClusterReader } from './kube-cluster-reader.js';
-import type { KubeHttp } from './kube-http.js';
-import { labelSelectorQuery } from './label-selector-query.js';
-import { paths } from './paths.js';
+import {
+  type CacheBudget,
+  containerCacheBudget,
+} from './client/cache-budget.js';
+import type { KubeHttp } from './client/kube-http.js';
+import { labelSelectorQuery } from './client/label-selector-query.js';
 import {
   type MessageSchema,
   projectMessage,
-} from './protobuf/message-schema.js';
-import { NODE } from './protobuf/node-schema.js';
-import { POD } from './protobuf/pod-schema.js';
+} from './client/protobuf/message-schema.js';
+import { NODE } from './client/protobuf/node-schema.js';
+import { POD } from './client/protobuf/pod-schema.js';
 import {
   type CollectionSource,
   WatchedCollection,
   type WatchedCollectionOptions,
-} from './watched-collection.js';
+} from './client/watched-collection.js';
+import { KubeClusterReader } from './kube-cluster-reader.js';
+import { paths } from './paths.js';
 
 /** Timings of every collection (see WatchedCollectionOptions). */
 export const CACHE_TIMINGS = {

@@ -7,12 +7,12 @@ import {
   type DaemonSetKind,
   NATIVE_DAEMON_SET,
 } from '../../reconcile/k8s/daemon-set-kind.js';
+import type { KubeHttp } from './client/kube-http.js';
 import { KubeCachedClusterReader } from './kube-cached-cluster-reader.js';
 import { KubeClusterProbe } from './kube-cluster-probe.js';
 import { KubeClusterReader } from './kube-cluster-reader.js';
 import { KubeClusterWatch } from './kube-cluster-watch.js';
 import { KubeEventRecorder } from './kube-event-recorder.js';
-import type { KubeHttp } from './kube-http.js';
 import { KubePodControl } from './kube-pod-control.js';
 import { KubeRevisionControl } from './kube-revision-control.js';
 import { KubeStatusWriter } from './kube-status-writer.js';

@@ -26,10 +26,10 @@ import {
   type ClusterAccess,
   clusterAccessFor,
   recordMatches,
-} from './cluster-access.js';
+} from './client/cluster-access.js';
+import { KubeHttp } from './client/kube-http.js';
 import { ClusterCredentialError } from './cluster-credential.js';
 import { kubeClusterConnection } from './kube-cluster-connection.js';
-import { KubeHttp } from './kube-http.js';
 
 /** What a ClusterConnector is built from. */
 export interface ClusterConnectorOptions {

@@ -5,7 +5,7 @@
 import type { ClusterProbe, ResourceAttributes } from '../../ports/index.js';
 import { NATIVE_DAEMON_SET } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
+import type { KubeHttp } from './client/kube-http.js';
 import { paths } from './paths.js';
 
 interface VersionInfo {

@@ -13,8 +13,8 @@ import type {
   Node,
   Pod,
 } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
-import { labelSelectorQuery } from './label-selector-query.js';
+import type { KubeHttp } from './client/kube-http.js';
+import { labelSelectorQuery } from './client/label-selector-query.js';
 import { paths } from './paths.js';
 
 const orUndefined = async <T>(read: Promise<T>): Promise<T | undefined> => {

@@ -11,14 +11,14 @@ import type {
 } from '../../ports/index.js';
 import type { DaemonSetKind } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
-import { collectionPaths } from './paths.js';
+import type { KubeHttp } from './client/kube-http.js';
 import {
   type MessageSchema,
   projectMessage,
-} from './protobuf/message-schema.js';
-import { NODE } from './protobuf/node-schema.js';
-import { POD } from './protobuf/pod-schema.js';
+} from './client/protobuf/message-schema.js';
+import { NODE } from './client/protobuf/node-schema.js';
+import { POD } from './client/protobuf/pod-schema.js';
+import { collectionPaths } from './paths.js';
 
 /**
  * Collections watched in protobuf, in about half the bytes: what the bridge

@@ -22,7 +22,7 @@ import type {
 import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import { rfc3339 } from '../../reconcile/k8s/meta.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
+import type { KubeHttp } from './client/kube-http.js';
 import { paths } from './paths.js';
 
 /** The component name upstream's events carry. */

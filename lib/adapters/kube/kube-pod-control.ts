@@ -12,9 +12,9 @@ import {
 import type { EventRecorder, Patch, PodControl } from '../../ports/index.js';
 import { EventReason } from '../../reconcile/events.js';
 import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
+import type { KubeHttp } from './client/kube-http.js';
+import { METADATA_ANSWER } from './client/protobuf/partial-object-metadata.js';
 import { paths } from './paths.js';
-import { METADATA_ANSWER } from './protobuf/partial-object-metadata.js';
 
 export const patchContentType = (patch: Patch) =>
   patch.type === 'strategic'

@@ -7,7 +7,7 @@
 import type { Patch, RevisionControl } from '../../ports/index.js';
 import { marshalGoJson } from '../../reconcile/k8s/go-json.js';
 import type { ControllerRevision } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
+import type { KubeHttp } from './client/kube-http.js';
 import { patchContentType } from './kube-pod-control.js';
 import { paths } from './paths.js';
 

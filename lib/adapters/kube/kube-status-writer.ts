@@ -2,7 +2,7 @@
 import type { DaemonSetStatusWriter } from '../../ports/index.js';
 import { kindOf } from '../../reconcile/k8s/daemon-set-kind.js';
 import type { DaemonSet } from '../../reconcile/k8s/types.js';
-import type { KubeHttp } from './kube-http.js';
+import type { KubeHttp } from './client/kube-http.js';
 import { paths } from './paths.js';
 
 /** PUTs DaemonSet status (optimistic concurrency by resourceVersion). */

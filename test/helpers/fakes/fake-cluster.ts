@@ -8,7 +8,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { deepFreeze } from '#lib/adapters/kube/deep-freeze.js';
+import { deepFreeze } from '#lib/adapters/kube/client/deep-freeze.js';
 import { KubeApiError } from '#lib/errors.js';
 import type {
   ClusterReader,

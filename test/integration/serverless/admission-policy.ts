@@ -8,7 +8,7 @@
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { selfSignedKeyPair } from '../../helpers/self-signed-pem.js';
 import { advancedDaemonSetsPath } from '../../testbed/advanced-daemonset-crd.js';
 import { eventually } from './stack.js';

@@ -10,7 +10,7 @@
  * controller writes the other's objects.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import {

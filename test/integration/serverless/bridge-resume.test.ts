@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import type { ResourceVersions } from '#lib/ports/index.js';
 import { createDaemonSet } from '../../testbed/kube-fixtures.js';

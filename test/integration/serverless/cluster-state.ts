@@ -1,5 +1,5 @@
 /** Reads of the test bed that the serverless end-to-end tests assert on. */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 
 /** Returns the DaemonSet `agent` of `ns`. */

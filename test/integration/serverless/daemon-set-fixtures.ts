@@ -2,7 +2,7 @@
  * DaemonSets and pods of a scenario's namespace, as the serverless
  * end-to-end tests create, read and change them.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { advancedDaemonSetsPath } from '../../testbed/advanced-daemonset-crd.js';
 import { livePodsOf } from './cluster-state.js';
 

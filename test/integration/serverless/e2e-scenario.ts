@@ -5,7 +5,7 @@
  * stack. One scenario runs at a time: a stack reconciles every DaemonSet of
  * the cluster.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   createNodes,
   deleteNodes,

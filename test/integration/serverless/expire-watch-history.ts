@@ -11,7 +11,7 @@
  * wait until the resource's oldest event is older than that, then write
  * events until one is evicted — from then on resourceVersion 1 is too old.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';

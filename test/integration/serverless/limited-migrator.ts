@@ -4,7 +4,7 @@
  * before it deletes anything. Its service account lives in a namespace of
  * its own (the scenario's already holds the reconciler's).
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { createReconcilerIdentity } from '../reconciler-identity.js';
 import { recordingPlugin } from './recording-plugin.js';
 

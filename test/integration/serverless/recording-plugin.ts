@@ -7,12 +7,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import type {
   Method,
   RequestOptions,
-} from '#lib/adapters/kube/kube-http-types.js';
+} from '#lib/adapters/kube/client/kube-http-types.js';
+import { KubeAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import type { PluginDeps } from '#lib/cli/plugin/plugin-deps.js';
 
 /** One request the plugin sent. */

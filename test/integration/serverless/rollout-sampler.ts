@@ -6,7 +6,7 @@
  * new one created, bound and made Ready) a few hundred ms, and the sampler
  * must see inside it.
  */
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { isPodAvailable, livePodsByNode } from './cluster-state.js';

@@ -7,7 +7,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import type { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
 import { livePodsByNode } from './cluster-state.js';

@@ -137,7 +137,7 @@ const probes: Probe[] = [
   },
   {
     dir: 'functions',
-    from: '../lib/adapters/kube/kube-http.js',
+    from: '../lib/adapters/kube/client/kube-http.js',
     refused: 'hold a KubeHttp',
   },
   // Allowed directions.

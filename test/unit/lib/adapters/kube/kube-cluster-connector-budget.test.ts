@@ -8,7 +8,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterAccessFor } from '#lib/adapters/kube/cluster-access.js';
+import { clusterAccessFor } from '#lib/adapters/kube/client/cluster-access.js';
 import { ClusterConnector } from '#lib/adapters/kube/kube-cluster-connector.js';
 import { ApiErrorReason, isApiError } from '#lib/errors.js';
 import type {

@@ -7,8 +7,8 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubeClusterWatch } from '#lib/adapters/kube/kube-cluster-watch.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { NATIVE_DAEMON_SET } from '#lib/reconcile/k8s/daemon-set-kind.js';
 import type { KubeObject, Node } from '#lib/reconcile/k8s/types.js';
 import { eksLikeNode } from '#test/helpers/eks-like-node.js';

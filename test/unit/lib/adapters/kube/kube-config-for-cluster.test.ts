@@ -14,13 +14,13 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EksTokenCache } from '#lib/adapters/aws/eks-token.js';
-import { clusterAccessFor } from '#lib/adapters/kube/cluster-access.js';
+import { clusterAccessFor } from '#lib/adapters/kube/client/cluster-access.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
 } from '#lib/adapters/kube/cluster-credential.js';
 import { kubeConfigFromFile } from '#lib/adapters/kube/kube-config-for-cluster.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
 import { ApiErrorReason, KubeApiError, ReconcilerError } from '#lib/errors.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import { FakeClock } from '#test/helpers/fakes/fake-clock.js';

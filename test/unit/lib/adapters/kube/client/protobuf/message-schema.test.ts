@@ -7,10 +7,10 @@ import {
   decodeMessage,
   type MessageSchema,
   projectMessage,
-} from '#lib/adapters/kube/protobuf/message-schema.js';
-import { NODE } from '#lib/adapters/kube/protobuf/node-schema.js';
-import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
-import { MalformedProtobufError } from '#lib/adapters/kube/protobuf/proto-reader.js';
+} from '#lib/adapters/kube/client/protobuf/message-schema.js';
+import { NODE } from '#lib/adapters/kube/client/protobuf/node-schema.js';
+import { POD } from '#lib/adapters/kube/client/protobuf/pod-schema.js';
+import { MalformedProtobufError } from '#lib/adapters/kube/client/protobuf/proto-reader.js';
 import {
   bytesField,
   concat,

@@ -5,7 +5,7 @@
  * supplies the connection options and the budget's hooks.
  */
 import type https from 'node:https';
-import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
+import type { ConnectionStats, WatchEvent } from '../../../ports/index.js';
 import { openStream } from './https-exchange.js';
 import { apiErrorFromStream } from './kube-errors.js';
 import type { ApiAnswer } from './kube-http-types.js';

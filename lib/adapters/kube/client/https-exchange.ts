@@ -8,8 +8,8 @@
 import type http from 'node:http';
 import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
-import { toError } from '../../errors.js';
-import type { ConnectionStats } from '../../ports/index.js';
+import { toError } from '../../../errors.js';
+import type { ConnectionStats } from '../../../ports/index.js';
 import {
   apiErrorFromNetwork,
   apiErrorFromResponse,

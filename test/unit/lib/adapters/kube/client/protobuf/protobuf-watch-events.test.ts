@@ -3,12 +3,12 @@
  * bookmarks, and an ERROR event's Status thrown as the JSON stream throws it.
  */
 import { describe, expect, it } from 'vitest';
-import { POD } from '#lib/adapters/kube/protobuf/pod-schema.js';
-import { MalformedProtobufError } from '#lib/adapters/kube/protobuf/proto-reader.js';
+import { POD } from '#lib/adapters/kube/client/protobuf/pod-schema.js';
+import { MalformedProtobufError } from '#lib/adapters/kube/client/protobuf/proto-reader.js';
 import {
   MAX_FRAME_BYTES,
   protobufWatchEvents,
-} from '#lib/adapters/kube/protobuf/protobuf-watch-events.js';
+} from '#lib/adapters/kube/client/protobuf/protobuf-watch-events.js';
 import {
   ApiErrorReason,
   isApiError,

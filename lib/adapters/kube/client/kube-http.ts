@@ -7,10 +7,10 @@
  */
 
 import https from 'node:https';
-import { toError } from '../../errors.js';
-import { USER_AGENT } from '../../policy/identity.js';
-import { KUBE_REQUEST_TIMEOUT_MS } from '../../policy/time-limits.js';
-import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
+import { toError } from '../../../errors.js';
+import { USER_AGENT } from '../../../policy/identity.js';
+import { KUBE_REQUEST_TIMEOUT_MS } from '../../../policy/time-limits.js';
+import type { ConnectionStats, WatchEvent } from '../../../ports/index.js';
 import { type ClusterAccess, verifiedServer } from './cluster-access.js';
 import {
   answerError,

@@ -7,8 +7,8 @@
  * form; an ERROR event's Status throws KubeApiError, as the JSON stream's
  * does (410 ⇒ Gone).
  */
-import { UnreadableEventError } from '../../../errors.js';
-import type { ConnectionStats, WatchEvent } from '../../../ports/index.js';
+import { UnreadableEventError } from '../../../../errors.js';
+import type { ConnectionStats, WatchEvent } from '../../../../ports/index.js';
 import { apiErrorFromResponse } from '../kube-errors.js';
 import { decodeMessage, type MessageSchema } from './message-schema.js';
 import { MalformedProtobufError } from './proto-reader.js';

@@ -5,7 +5,7 @@
  * when the DaemonSet was written; anything unexpected yields undefined and
  * the caller lists without a filter.
  */
-import type { LabelSelector } from '../../reconcile/k8s/types.js';
+import type { LabelSelector } from '../../../reconcile/k8s/types.js';
 
 /** Returns the selector in Kubernetes' query syntax, or undefined. */
 export const labelSelectorQuery = (

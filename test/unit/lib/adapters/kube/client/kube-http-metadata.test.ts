@@ -12,7 +12,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { KubePodControl } from '#lib/adapters/kube/kube-pod-control.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import { FakeEventRecorder } from '#test/helpers/fakes/fake-event-recorder.js';

@@ -3,7 +3,7 @@
  * budget by dropping the ones read least recently, never the one just read.
  */
 import { describe, expect, it } from 'vitest';
-import { CacheBudget } from '#lib/adapters/kube/cache-budget.js';
+import { CacheBudget } from '#lib/adapters/kube/client/cache-budget.js';
 
 const collection = (name: string, size: number, closed: string[]) => ({
   size,

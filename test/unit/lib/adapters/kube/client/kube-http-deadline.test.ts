@@ -8,10 +8,10 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterAccess } from '#lib/adapters/kube/cluster-access.js';
+import type { ClusterAccess } from '#lib/adapters/kube/client/cluster-access.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
+import { withRequestSignal } from '#lib/adapters/kube/client/request-signal.js';
 import { KubeEventRecorder } from '#lib/adapters/kube/kube-event-recorder.js';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
-import { withRequestSignal } from '#lib/adapters/kube/request-signal.js';
 import {
   ApiErrorReason,
   KubeApiError,

@@ -15,10 +15,10 @@
  * stalled stream), the read lists from the API server's watch cache no older
  * than that version. Expectations cover the sync's own writes, as upstream.
  */
-import { mustRelist } from '../../errors.js';
-import { parseResourceVersion } from '../../policy/resource-version.js';
-import type { WatchEvent } from '../../ports/index.js';
-import type { KubeObject } from '../../reconcile/k8s/types.js';
+import { mustRelist } from '../../../errors.js';
+import { parseResourceVersion } from '../../../policy/resource-version.js';
+import type { WatchEvent } from '../../../ports/index.js';
+import type { KubeObject } from '../../../reconcile/k8s/types.js';
 import { deepFreeze } from './deep-freeze.js';
 
 /** Where the collection comes from (one path, one label selector). */

@@ -1,5 +1,5 @@
 /** The shapes of KubeHttp's requests and answers. */
-import type { KubeApiError } from '../../errors.js';
+import type { KubeApiError } from '../../../errors.js';
 
 export type ContentType =
   | 'application/json'

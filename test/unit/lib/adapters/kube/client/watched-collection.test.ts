@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type CollectionSource,
   WatchedCollection,
-} from '#lib/adapters/kube/watched-collection.js';
+} from '#lib/adapters/kube/client/watched-collection.js';
 import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import type { WatchEvent } from '#lib/ports/index.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';

@@ -5,8 +5,8 @@
  * (410 ⇒ Gone), a line that is not JSON UnreadableEventError.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { UnreadableEventError } from '../../errors.js';
-import type { ConnectionStats, WatchEvent } from '../../ports/index.js';
+import { UnreadableEventError } from '../../../errors.js';
+import type { ConnectionStats, WatchEvent } from '../../../ports/index.js';
 import { apiErrorFromResponse } from './kube-errors.js';
 
 /** Yields each event of `body`, counting its bytes into `stats`. */

@@ -4,8 +4,8 @@
  * every port: KubeHttp reads it for each request it sends.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { SyncDeadlineError } from '../../errors.js';
-import type { RequestScope } from '../../ports/index.js';
+import { SyncDeadlineError } from '../../../errors.js';
+import type { RequestScope } from '../../../ports/index.js';
 
 const scope = new AsyncLocalStorage<AbortSignal>();
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   apiErrorFromResponse,
   apiErrorFromStream,
-} from '#lib/adapters/kube/kube-errors.js';
+} from '#lib/adapters/kube/client/kube-errors.js';
 import { ApiErrorReason, mustRelist } from '#lib/errors.js';
 import { statusMessage, wrapped } from '#test/helpers/proto-writer.js';
 

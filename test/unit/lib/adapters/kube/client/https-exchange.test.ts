@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   httpsExchange,
   isStaleSocketFailure,
-} from '#lib/adapters/kube/https-exchange.js';
-import { selfSignedKeyPair } from '../../../../helpers/self-signed-pem.js';
+} from '#lib/adapters/kube/client/https-exchange.js';
+import { selfSignedKeyPair } from '../../../../../helpers/self-signed-pem.js';
 
 describe('httpsExchange', () => {
   const pair = selfSignedKeyPair('127.0.0.1', '127.0.0.1');

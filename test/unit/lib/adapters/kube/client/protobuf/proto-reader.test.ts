@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MalformedProtobufError,
   ProtoReader,
-} from '#lib/adapters/kube/protobuf/proto-reader.js';
+} from '#lib/adapters/kube/client/protobuf/proto-reader.js';
 import { concat, varint } from '#test/helpers/proto-writer.js';
 
 const readVarint = (bytes: Uint8Array) => new ProtoReader(bytes).varint();

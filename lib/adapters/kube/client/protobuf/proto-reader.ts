@@ -5,7 +5,7 @@
  * the messages a product decodes are described by schemas
  * (message-schema.ts).
  */
-import { ReconcilerError } from '../../../errors.js';
+import { ReconcilerError } from '../../../../errors.js';
 
 /** A protobuf message that does not parse. */
 export class MalformedProtobufError extends ReconcilerError {}

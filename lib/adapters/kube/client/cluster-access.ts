@@ -9,14 +9,14 @@
  */
 import type https from 'node:https';
 import { load as loadYaml } from 'js-yaml';
-import { isObject } from '../../cluster/record-fields.js';
-import { ReconcilerError } from '../../errors.js';
-import type { ClusterRecord } from '../../ports/index.js';
+import { isObject } from '../../../cluster/record-fields.js';
+import { ReconcilerError } from '../../../errors.js';
+import type { ClusterRecord } from '../../../ports/index.js';
 import {
   type ClusterCredential,
   ClusterCredentialError,
   type CredentialTarget,
-} from './cluster-credential.js';
+} from '../cluster-credential.js';
 
 /** The cluster KubeHttp talks to (client-node's `Cluster`, in part). */
 export interface AccessCluster {

@@ -3,7 +3,7 @@
  * included, and a line that is not JSON thrown as an unreadable event.
  */
 import { describe, expect, it } from 'vitest';
-import { watchEvents } from '#lib/adapters/kube/watch-events.js';
+import { watchEvents } from '#lib/adapters/kube/client/watch-events.js';
 import { UnreadableEventError } from '#lib/errors.js';
 import type { WatchEvent } from '#lib/ports/index.js';
 

@@ -7,7 +7,7 @@ import {
   ApiErrorReason,
   KubeApiError,
   NAMESPACE_TERMINATING_CAUSE,
-} from '../../errors.js';
+} from '../../../errors.js';
 import {
   PROTOBUF_MEDIA_TYPE,
   protobufStatus,
