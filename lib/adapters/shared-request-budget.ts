@@ -31,7 +31,7 @@ import type {
   Clock,
   RequestBudget,
 } from '../ports/index.js';
-import { sleep } from './system-clock.js';
+import { sleep } from '../sleep.js';
 
 /** The longest one request waits for a token (lib/policy/time-limits.ts). */
 export { MAX_BUDGET_WAIT_MS };

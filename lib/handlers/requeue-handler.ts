@@ -6,8 +6,11 @@
  * record for redelivery.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { parseTimerMessage } from '../policy/timer-message.js';
-import { type FireTimerDeps, fireParsedTimer } from '../timers/fire-timers.js';
+import {
+  type FireTimerDeps,
+  fireParsedTimer,
+} from '../workqueue/fire-timers.js';
+import { parseTimerMessage } from '../workqueue/timer-message.js';
 import { createSqsBatchHandler } from './sqs-batch-handler.js';
 
 /** Returns the middy handler of the requeue function. */

@@ -10,7 +10,7 @@ import { SqsDelayQueue } from '../adapters/sqs/sqs-delay-queue.js';
 import { SqsWorkQueue } from '../adapters/sqs/sqs-work-queue.js';
 import { systemClock } from '../adapters/system-clock.js';
 import type { Config } from '../config.js';
-import type { FireTimerDeps } from '../timers/fire-timers.js';
+import type { FireTimerDeps } from '../workqueue/fire-timers.js';
 import {
   type AwsWiringOverrides,
   createQueueClients,

@@ -26,9 +26,9 @@ import type { BridgeInvocationDeps } from '../bridge/bridge-invocation.js';
 import type { Config } from '../config.js';
 import { fieldManagerFor } from '../policy/identity.js';
 import type { Logger, MessageLeases, MetricsSink } from '../ports/index.js';
-import type { FireTimerDeps } from '../timers/fire-timers.js';
 import type { ClusterSessions } from '../worker/cluster-sessions.js';
 import type { Reconciler } from '../worker/reconciler.js';
+import type { FireTimerDeps } from '../workqueue/fire-timers.js';
 import {
   type AwsWiringOverrides,
   commonClientOptions,

@@ -14,7 +14,6 @@ import {
   clusterLevelError,
   clusterRetryAfterMs,
 } from '../policy/cluster-health.js';
-import { TIMER_SLACK_MS } from '../policy/timer-message.js';
 import type {
   Clock,
   ClusterHealth,
@@ -24,6 +23,7 @@ import type {
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
+import { TIMER_SLACK_MS } from '../workqueue/timer-message.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import type { ProcessOutcome } from './process-key.js';
 

@@ -11,7 +11,6 @@ import {
   toError,
   UnsettledExpectationsError,
 } from '../errors.js';
-import { TIMER_SLACK_MS } from '../policy/timer-message.js';
 import type {
   Logger,
   SeenVersions,
@@ -20,6 +19,7 @@ import type {
 } from '../ports/index.js';
 import { itemRetryDelayMs } from '../reconcile/backoff-policy.js';
 import type { SyncResult } from '../sync/sync-daemon-set.js';
+import { TIMER_SLACK_MS } from '../workqueue/timer-message.js';
 import { LATEST_STATE } from './sync-snapshot-reader.js';
 
 /** How a work item ended. */

@@ -15,7 +15,6 @@
  * key's next sync reads the latest state).
  */
 import { SyncDeadlineError } from '../errors.js';
-import { TIMER_SLACK_MS } from '../policy/timer-message.js';
 import type {
   Clock,
   Logger,
@@ -23,6 +22,7 @@ import type {
   WorkQueueLedger,
 } from '../ports/index.js';
 import type { SyncDeps } from '../sync/context.js';
+import { TIMER_SLACK_MS } from '../workqueue/timer-message.js';
 
 export { SyncDeadlineError };
 

@@ -13,8 +13,8 @@ import {
   QUEUE_ITEM_TTL_MS,
   STALE_TIMER_MS,
 } from '#lib/adapters/memory/memory-work-queue-store.js';
-import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/policy/dirty-mark.js';
-import { UNSENT_TIMER_MS } from '#lib/policy/timer-message.js';
+import { DIRTY_MARK_TTL_MS, isMarked } from '#lib/workqueue/dirty-mark.js';
+import { UNSENT_TIMER_MS } from '#lib/workqueue/timer-message.js';
 import { abandonedTimerContract } from '#test/helpers/abandoned-timer-contract.js';
 import {
   createTestTable,

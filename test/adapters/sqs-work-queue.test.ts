@@ -13,17 +13,17 @@ import { SqsDelayQueue } from '#lib/adapters/sqs/sqs-delay-queue.js';
 import { SqsQueueError } from '#lib/adapters/sqs/sqs-queue-error.js';
 import { SqsWorkQueue } from '#lib/adapters/sqs/sqs-work-queue.js';
 import { PoisonMessageError, ReconcilerError } from '#lib/errors.js';
-import { UNSENT_MARK_MS } from '#lib/policy/dirty-mark.js';
-import {
-  parseTimerMessage,
-  UNSENT_TIMER_MS,
-} from '#lib/policy/timer-message.js';
 import type { Clock, DelayQueue, WorkQueueMarks } from '#lib/ports/index.js';
+import { UNSENT_MARK_MS } from '#lib/workqueue/dirty-mark.js';
 import {
   type FireTimerDeps,
   fireTimer,
   type TimerOutcome,
-} from '#lib/timers/fire-timers.js';
+} from '#lib/workqueue/fire-timers.js';
+import {
+  parseTimerMessage,
+  UNSENT_TIMER_MS,
+} from '#lib/workqueue/timer-message.js';
 import { EsmPoller } from '../helpers/esm-poller.js';
 import { FakeClock } from '../helpers/fakes/fake-clock.js';
 import {

@@ -5,8 +5,8 @@
  * begin returns it, and whether the key must read the latest state.
  */
 import { expect, it } from 'vitest';
-import { isMarked } from '#lib/policy/dirty-mark.js';
 import type { WorkQueueLedger, WorkQueueMarks } from '#lib/ports/index.js';
+import { isMarked } from '#lib/workqueue/dirty-mark.js';
 
 /** Registers the contract's tests for stores made by `newStore`. */
 export const seenVersionsContract = (

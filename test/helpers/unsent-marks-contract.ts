@@ -7,8 +7,8 @@
  * learn its fate.
  */
 import { expect, it } from 'vitest';
-import { isMarked, UNSENT_MARK_MS } from '#lib/policy/dirty-mark.js';
 import type { WorkQueueLedger, WorkQueueMarks } from '#lib/ports/index.js';
+import { isMarked, UNSENT_MARK_MS } from '#lib/workqueue/dirty-mark.js';
 
 /** Registers the contract's tests for stores (and their clocks) made by `newStore`. */
 export const unsentMarksContract = (

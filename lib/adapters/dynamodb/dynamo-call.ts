@@ -13,8 +13,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../../ports/index.js';
+import { sleep } from '../../sleep.js';
 import { wrappingCalls } from '../aws/aws-call-error.js';
-import { sleep } from '../system-clock.js';
 import {
   DynamoStateError,
   UnprocessedKeysError,

@@ -12,14 +12,7 @@
  * timer is only disarmed by its own token.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  coalescedInto,
-  DIRTY_MARK_TTL_MS,
-  markFateOf,
-  UNSENT_MARK_MS,
-} from '../../policy/dirty-mark.js';
 import { parseResourceVersion } from '../../policy/resource-version.js';
-import { UNSENT_TIMER_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   MarkFate,
@@ -30,6 +23,13 @@ import type {
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
+import {
+  coalescedInto,
+  DIRTY_MARK_TTL_MS,
+  markFateOf,
+  UNSENT_MARK_MS,
+} from '../../workqueue/dirty-mark.js';
+import { UNSENT_TIMER_MS } from '../../workqueue/timer-message.js';
 import { STALE_TIMER_MS } from '../memory/memory-work-queue-store.js';
 import { bool, num, readNumber, str } from './dynamo-call.js';
 import { SEEN_ATTRIBUTE, seenVersionsOf } from './seen-versions-item.js';

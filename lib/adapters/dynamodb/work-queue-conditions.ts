@@ -10,8 +10,9 @@
  * conditional write carries its own id, so the SDK's retry of a write that
  * committed is recognised as the same write.
  */
-import type { DirtyMark } from '../../policy/dirty-mark.js';
+
 import type { ArmedTimer } from '../../ports/index.js';
+import type { DirtyMark } from '../../workqueue/dirty-mark.js';
 import { type Item, readNumber, readString } from './dynamo-call.js';
 
 /** Reads the dirty mark of a `q#<key>` item. */

@@ -6,8 +6,6 @@
  * messages (a mark or timer whose message never came stops counting).
  */
 import { randomUUID } from 'node:crypto';
-import { blockingMarkOf, markFateOf } from '../../policy/dirty-mark.js';
-import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from '../../policy/timer-message.js';
 import type {
   ArmedTimer,
   Clock,
@@ -19,6 +17,11 @@ import type {
   WorkQueueLedger,
   WorkQueueMarks,
 } from '../../ports/index.js';
+import { blockingMarkOf, markFateOf } from '../../workqueue/dirty-mark.js';
+import {
+  TIMER_SLACK_MS,
+  UNSENT_TIMER_MS,
+} from '../../workqueue/timer-message.js';
 import { SeenRecord } from './seen-record.js';
 
 /**

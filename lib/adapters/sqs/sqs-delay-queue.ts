@@ -1,4 +1,4 @@
-/** The delay queue of delayed adds (see lib/timers/fire-timers.ts) on SQS. */
+/** The delay queue of delayed adds (see lib/workqueue/fire-timers.ts) on SQS. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DelayQueue } from '../../ports/index.js';
 import { callSqs } from './sqs-queue-error.js';

@@ -8,7 +8,7 @@
  *   message behind the in-flight one; an add waits for the fate of another
  *   sender's mark not yet confirmed sent (mark-for-send.ts);
  * - `addAfter`: a timer message on a standard delay queue (FIFO queues take
- *   no per-message delay), fired by lib/timers/fire-timers.ts; an addAfter
+ *   no per-message delay), fired by lib/workqueue/fire-timers.ts; an addAfter
  *   waits for the fate of another sender's earlier timer not yet confirmed
  *   sent (arm-for-send.ts).
  *
@@ -20,11 +20,6 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { toError } from '../../errors.js';
-import {
-  delaySecondsFor,
-  formatTimerMessage,
-  TIMER_SLACK_MS,
-} from '../../policy/timer-message.js';
 import type {
   Clock,
   DelayQueue,
@@ -32,8 +27,13 @@ import type {
   WorkQueue,
   WorkQueueMarks,
 } from '../../ports/index.js';
-import { armForSend } from './arm-for-send.js';
-import { markForSend } from './mark-for-send.js';
+import { armForSend } from '../../workqueue/arm-for-send.js';
+import { markForSend } from '../../workqueue/mark-for-send.js';
+import {
+  delaySecondsFor,
+  formatTimerMessage,
+  TIMER_SLACK_MS,
+} from '../../workqueue/timer-message.js';
 import { messageGroupIdFor } from './message-group.js';
 import { callSqs } from './sqs-queue-error.js';
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abortableSleep } from '#lib/bridge/abortable-sleep.js';
-import { parseTimerMessage } from '#lib/policy/timer-message.js';
+import { parseTimerMessage } from '#lib/workqueue/timer-message.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import { isConverged } from './cluster-state.js';
 import { E2eScenario } from './e2e-scenario.js';

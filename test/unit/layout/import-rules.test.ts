@@ -93,7 +93,17 @@ const probes: Probe[] = [
     from: '../wiring/aws.js',
     refused: 'never concrete adapters',
   },
-  { dir: 'lib/timers', from: '@aws-sdk/client-sqs', refused: 'AWS libraries' },
+  {
+    dir: 'lib/workqueue',
+    from: '@aws-sdk/client-sqs',
+    refused: 'AWS libraries',
+  },
+  {
+    dir: 'lib/workqueue',
+    from: '../adapters/system-clock.js',
+    refused: 'never concrete adapters',
+  },
+  { dir: 'lib/adapters/sqs', from: '../../workqueue/arm-for-send.js' },
   {
     dir: 'lib/cli',
     from: '../adapters/kube/kube-config-for-cluster.js',
@@ -101,7 +111,7 @@ const probes: Probe[] = [
   },
   {
     dir: 'lib/adapters/sqs',
-    from: '../../timers/fire-timers.js',
+    from: '../../worker/process-key.js',
     refused: 'Adapters are leaves',
   },
   {

@@ -9,7 +9,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
-import { formatTimerMessage } from '#lib/policy/timer-message.js';
+import { formatTimerMessage } from '#lib/workqueue/timer-message.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 import { lambdaContext } from '../../../helpers/lambda-context.js';
 import { sqsRecord } from '../../../helpers/sqs-record.js';

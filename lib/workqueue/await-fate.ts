@@ -5,7 +5,7 @@
  * (UNSENT_MARK_MS, UNSENT_TIMER_MS), so a bounded poll decides either way.
  */
 
-import { sleep } from '../system-clock.js';
+import { sleep } from '../sleep.js';
 
 /** How often, and how many times, a waiting add reads the record again. */
 const FATE_POLL_MS = 100;

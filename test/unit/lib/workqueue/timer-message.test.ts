@@ -1,10 +1,10 @@
-/** The timer message format and SQS delay arithmetic (lib/policy/timer-message.ts). */
+/** The timer message format and SQS delay arithmetic (lib/workqueue/timer-message.ts). */
 import { describe, expect, it } from 'vitest';
 import {
   delaySecondsFor,
   formatTimerMessage,
   parseTimerMessage,
-} from '#lib/policy/timer-message.js';
+} from '#lib/workqueue/timer-message.js';
 
 const KEY = 'c1/default/agent';
 

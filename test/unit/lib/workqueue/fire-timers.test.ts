@@ -5,12 +5,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemoryWorkQueueStore } from '#lib/adapters/memory/memory-work-queue-store.js';
 import { PoisonMessageError } from '#lib/errors.js';
+import type { DelayQueue } from '#lib/ports/index.js';
+import { type FireTimerDeps, fireTimer } from '#lib/workqueue/fire-timers.js';
 import {
   formatTimerMessage,
   UNSENT_TIMER_MS,
-} from '#lib/policy/timer-message.js';
-import type { DelayQueue } from '#lib/ports/index.js';
-import { type FireTimerDeps, fireTimer } from '#lib/timers/fire-timers.js';
+} from '#lib/workqueue/timer-message.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 
 const KEY = 'prod/kube-system/agent';

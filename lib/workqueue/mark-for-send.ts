@@ -7,10 +7,10 @@
  * the mark's fate: sent, or taken by a sync that began after this add's
  * change — nothing to send; cleared or stale — it marks anew and sends.
  */
-import { ReconcilerError } from '../../errors.js';
-import { isMarked } from '../../policy/dirty-mark.js';
-import type { SeenVersion, WorkQueueMarks } from '../../ports/index.js';
+import { ReconcilerError } from '../errors.js';
+import type { SeenVersion, WorkQueueMarks } from '../ports/index.js';
 import { awaitFate } from './await-fate.js';
+import { isMarked } from './dirty-mark.js';
 
 /**
  * How many unsent marks of other senders in a row an add waits on (each

@@ -26,19 +26,19 @@
  *   died holding the key's dirty mark unsent), even when superseded.
  */
 
-import {
-  delaySecondsFor,
-  formatTimerMessage,
-  parseTimerMessage,
-  TIMER_SLACK_MS,
-  type TimerMessage,
-} from '../policy/timer-message.js';
 import type {
   Clock,
   DelayQueue,
   WorkQueue,
   WorkQueueMarks,
 } from '../ports/index.js';
+import {
+  delaySecondsFor,
+  formatTimerMessage,
+  parseTimerMessage,
+  TIMER_SLACK_MS,
+  type TimerMessage,
+} from './timer-message.js';
 
 /** What firing a timer needs. */
 export interface FireTimerDeps {

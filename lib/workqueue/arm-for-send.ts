@@ -12,10 +12,10 @@
  * fires as well (fire-timers.ts lets a timer replaced by a later one, or
  * by one not confirmed sent, fire): one extra sync, never a lost one.
  */
-import { ReconcilerError } from '../../errors.js';
-import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from '../../policy/timer-message.js';
-import type { ArmedTimer, Clock, WorkQueueMarks } from '../../ports/index.js';
+import { ReconcilerError } from '../errors.js';
+import type { ArmedTimer, Clock, WorkQueueMarks } from '../ports/index.js';
 import { awaitFate } from './await-fate.js';
+import { TIMER_SLACK_MS, UNSENT_TIMER_MS } from './timer-message.js';
 
 /**
  * How many refusals in a row an add takes (after each, it waits at most
