@@ -21,10 +21,9 @@ import {
   FAILED_POD_BACKOFF,
   isInBackOffSinceUpdate,
 } from './backoff-policy.js';
-import { nameOf } from './k8s/meta.js';
+import { isDeleting, nameOf } from './k8s/meta.js';
 import {
   getTemplateGeneration,
-  isDeleting,
   isPodReady,
   isPodUpdated,
 } from './k8s/pod-util.js';

@@ -8,8 +8,10 @@
  * skipped. Terminal pods that are being deleted are dropped unless
  * `includeDeletedTerminal` (kubernetes/kubernetes#118716).
  */
+
+import { isDeleting } from './k8s/meta.js';
 import { getTargetNodeName } from './k8s/node-affinity.js';
-import { isDeleting, isPodTerminal } from './k8s/pod-util.js';
+import { isPodTerminal } from './k8s/pod-util.js';
 import type { Pod } from './k8s/types.js';
 
 /** Returns the claimed pods grouped by target node name. */

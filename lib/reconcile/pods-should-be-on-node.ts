@@ -29,9 +29,8 @@ import {
 } from './backoff-policy.js';
 import { EventReason, type PlannedEvent } from './events.js';
 import { ADVANCED_DAEMON_SET, kindOf } from './k8s/daemon-set-kind.js';
-import { nameOf, uidOf } from './k8s/meta.js';
+import { isDeleting, nameOf, uidOf } from './k8s/meta.js';
 import {
-  isDeleting,
   isPodAvailable,
   isPodReady,
   podName,

@@ -3,11 +3,9 @@
  * the current and the outdated pod of one node, shared by the rolling update,
  * progressive creation and the working-set filter.
  */
-import {
-  getTemplateGeneration,
-  isDeleting,
-  isPodUpdated,
-} from './k8s/pod-util.js';
+
+import { isDeleting } from './k8s/meta.js';
+import { getTemplateGeneration, isPodUpdated } from './k8s/pod-util.js';
 import type { DaemonSet, Pod } from './k8s/types.js';
 
 /** The current and outdated pod of one node (`findUpdatedPodsOnNode`). */

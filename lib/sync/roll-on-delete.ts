@@ -16,7 +16,8 @@
 import { isPreparingDelete } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
 import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
-import { isDeleting, podName } from '../reconcile/k8s/pod-util.js';
+import { isDeleting } from '../reconcile/k8s/meta.js';
+import { podName } from '../reconcile/k8s/pod-util.js';
 import type { ControllerRevision } from '../reconcile/k8s/types.js';
 import { placementOnce } from '../reconcile/node-should-run.js';
 import { getNodesToDaemonPods } from '../reconcile/nodes-to-daemon-pods.js';

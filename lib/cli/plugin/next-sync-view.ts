@@ -6,11 +6,10 @@
 import { filterDaemonPodsToUpdate } from '../../reconcile/advanced/filter-daemon-pods-node-to-update.js';
 import { isDaemonSetPaused } from '../../reconcile/advanced/rollout-controls.js';
 import { getControllerOf } from '../../reconcile/k8s/controller-ref.js';
-import { nameOf } from '../../reconcile/k8s/meta.js';
+import { isDeleting, nameOf } from '../../reconcile/k8s/meta.js';
 import { getTargetNodeName } from '../../reconcile/k8s/node-affinity.js';
 import {
   getTemplateGeneration,
-  isDeleting,
   isPodUpdated,
 } from '../../reconcile/k8s/pod-util.js';
 import type { DaemonSet, Pod } from '../../reconcile/k8s/types.js';

@@ -10,6 +10,7 @@
  * object is not being deleted and lives in the owner's namespace.
  */
 import { kindOf } from './daemon-set-kind.js';
+import { isDeleting } from './meta.js';
 import type { DaemonSet, KubeObject, OwnerReference } from './types.js';
 
 /** What a claim does with one object. */
@@ -22,10 +23,6 @@ export const getControllerOf = (obj: KubeObject): OwnerReference | undefined =>
 /** Returns whether `obj` is controlled by the DaemonSet (`IsControlledBy`). */
 export const isControlledBy = (obj: KubeObject, ds: DaemonSet): boolean =>
   getControllerOf(obj)?.uid === ds.metadata?.uid;
-
-const isDeleting = (obj: KubeObject): boolean =>
-  obj.metadata?.deletionTimestamp !== undefined &&
-  obj.metadata.deletionTimestamp !== null;
 
 /**
  * Returns what `ClaimObject` would do with `obj` for the DaemonSet, given

@@ -25,3 +25,8 @@ export const rfc3339 = (ms: number): string =>
 /** Returns whether `v` is a JSON object (not null, not a list). */
 export const isMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Returns whether the object is being deleted (a deletionTimestamp is set). */
+export const isDeleting = (obj: KubeObject): boolean =>
+  obj.metadata?.deletionTimestamp !== undefined &&
+  obj.metadata.deletionTimestamp !== null;

@@ -68,11 +68,6 @@ export const availableAtMs = (
 export const isPodTerminal = (pod: Pod): boolean =>
   pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
-/** Returns whether the pod is being deleted. */
-export const isDeleting = (pod: Pod): boolean =>
-  pod.metadata?.deletionTimestamp !== undefined &&
-  pod.metadata.deletionTimestamp !== null;
-
 /**
  * Returns the DaemonSet's template generation from the apps/v1 annotation;
  * `undefined` when absent or unparsable (upstream then ignores it).

@@ -15,11 +15,7 @@ import {
  * Private twins that are the same predicate as the exported one, kept
  * because their room takes no edits but renames right now.
  */
-const SAME_MEANING: readonly string[] = [
-  // lib/reconcile/k8s/controller-ref.ts: the same test on any object's
-  // metadata as pod-util.ts's on a pod's.
-  'isDeleting',
-];
+const SAME_MEANING: readonly string[] = [];
 
 type Module = { file: string; names: { name: string; exported: boolean }[] };
 

@@ -5,11 +5,11 @@
  * `podByCreationTimestampAndPhase` ordering.
  */
 import { describe, expect, it } from 'vitest';
+import { isDeleting } from '#lib/reconcile/k8s/meta.js';
 import {
   compareByCreationTimestampAndPhase,
   getPodReadyCondition,
   getTemplateGeneration,
-  isDeleting,
   isPodAvailable,
   isPodReady,
   isPodTerminal,
