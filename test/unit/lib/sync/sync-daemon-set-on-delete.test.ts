@@ -17,7 +17,10 @@ import {
   PAUSED_ANNOTATION,
   ROLLOUT_ANNOTATION,
 } from '#lib/reconcile/on-delete/rollout-annotation.js';
-import { REVISION_WAIT_MS } from '#lib/sync/roll-on-delete.js';
+import {
+  REVISION_WAIT_MS,
+  recordedRevisionHash,
+} from '#lib/sync/roll-on-delete.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
 import {
@@ -232,5 +235,47 @@ describe('syncDaemonSet (native OnDelete mode)', () => {
           p.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] !== undefined
       )
     ).toBe(true);
+  });
+
+  it('takes the highest-numbered of several revisions that match the template', async () => {
+    // Prepare: a revision the cluster's controller renumbered on a rollback.
+    const { h, ds } = await launch(2, {});
+    const [rev] = h.cluster.revisions;
+    const older = structuredClone(rev);
+    if (rev && older?.metadata) {
+      older.metadata = {
+        ...older.metadata,
+        name: 'older',
+        labels: {
+          ...older.metadata.labels,
+          [CONTROLLER_REVISION_HASH_LABEL]: 'older',
+        },
+      };
+      older.revision = rev.revision - 1;
+      h.cluster.revisions.push(older);
+    }
+    // Act
+    const hash = recordedRevisionHash(
+      { ds: stored(h, ds) } as Parameters<typeof recordedRevisionHash>[0],
+      h.cluster.revisions
+    );
+    // Assess
+    expect(hash).toBe(rev?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]);
+  });
+
+  it('deletes nothing while its earlier deletes are not yet observed', async () => {
+    // Prepare
+    const { h, ds } = await launch(3, { maxUnavailable: 3 });
+    setImage(h, ds, 'foo2/bar2');
+    await clusterController(h, ds);
+    await h.expectations.setExpectations(keyOf(ds), 0, 1);
+    // Act
+    const result = await syncDaemonSet(keyOf(ds), {
+      ...h.deps,
+      rollsOnDeleteOnly: true,
+    });
+    // Assess
+    expect(h.cluster.deleted).toEqual([]);
+    expect(result.requeueAfterMs).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import {
   PAUSED_ANNOTATION,
   ROLLOUT_ANNOTATION,
   readOnDeleteOptIn,
+  rolloutView,
 } from '#lib/reconcile/on-delete/rollout-annotation.js';
 import { newDaemonSet } from '../../../../helpers/builders.js';
 
@@ -114,6 +115,57 @@ describe('readOnDeleteOptIn', () => {
     expect(problemsOf(gated)).toEqual([]);
   });
 
+  it('names a control of the wrong type, and bad hook handlers', () => {
+    expect(
+      problemsOf(
+        onDelete({
+          [ROLLOUT_ANNOTATION]: JSON.stringify({
+            maxUnavailable: true,
+            preDelete: {
+              finalizersHandler: ['x/y', 1],
+              markPodNotReady: 'yes',
+            },
+          }),
+        })
+      )
+    ).toEqual([
+      'apps.dsr.dev/rollout: maxUnavailable must be a whole number or a percentage such as "20%"',
+      'apps.dsr.dev/rollout: preDelete.finalizersHandler must be a list of strings',
+      'apps.dsr.dev/rollout: preDelete.markPodNotReady must be true or false',
+    ]);
+    expect(
+      problemsOf(onDelete({ [ROLLOUT_ANNOTATION]: '{"preDelete": []}' }))
+    ).toEqual(['apps.dsr.dev/rollout: preDelete must be an object']);
+    expect(
+      problemsOf(
+        onDelete({
+          [ROLLOUT_ANNOTATION]: '{"preDelete": {"finalizersHandler": ["x/y"]}}',
+        })
+      )
+    ).toEqual([]);
+  });
+
+  it('refuses a percentage above 100%, a selector that is no object, and reads a missing strategy as RollingUpdate', () => {
+    // Prepare
+    const noStrategy = onDelete({ [ROLLOUT_ANNOTATION]: '{}' });
+    if (noStrategy.spec) delete noStrategy.spec.updateStrategy;
+    // Act / Assess
+    expect(
+      problemsOf(
+        onDelete({
+          [ROLLOUT_ANNOTATION]: '{"partition": "150%", "selector": "a=b"}',
+        })
+      )
+    ).toEqual([
+      'apps.dsr.dev/rollout: partition must be a whole number or a percentage such as "20%", not "150%"',
+      'apps.dsr.dev/rollout: selector is not a label selector: not an object',
+    ]);
+    expect(problemsOf(noStrategy)[0]).toContain('not RollingUpdate');
+    expect(readOnDeleteOptIn({ spec: noStrategy.spec } as DaemonSet)).toEqual({
+      optedIn: false,
+    });
+  });
+
   it('names every bad field', () => {
     const problems = problemsOf(
       onDelete({
@@ -166,5 +218,16 @@ describe('asRollingUpdate', () => {
       preDelete: { finalizersHandler: ['x/y'] },
     });
     expect(ds.spec?.updateStrategy).toEqual({ type: 'OnDelete' });
+  });
+});
+
+describe('rolloutView', () => {
+  it('is the RollingUpdate form of an opted-in DaemonSet, else the DaemonSet itself', () => {
+    const opted = onDelete({ [ROLLOUT_ANNOTATION]: '{"partition": 2}' });
+    const plain = onDelete({});
+    expect(
+      rolloutView(opted).spec?.updateStrategy?.rollingUpdate?.partition
+    ).toBe(2);
+    expect(rolloutView(plain)).toBe(plain);
   });
 });
