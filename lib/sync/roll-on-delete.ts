@@ -16,7 +16,7 @@
 import { isPreparingDelete } from '../reconcile/advanced/rollout-controls.js';
 import { EventReason } from '../reconcile/events.js';
 import { isControlledBy } from '../reconcile/k8s/controller-ref.js';
-import { isDeleting } from '../reconcile/k8s/meta.js';
+import { isDeleting, nameOf } from '../reconcile/k8s/meta.js';
 import { podName } from '../reconcile/k8s/pod-util.js';
 import type { ControllerRevision } from '../reconcile/k8s/types.js';
 import { placementOnce } from '../reconcile/node-should-run.js';
@@ -33,6 +33,8 @@ import { syncNodes } from './sync-nodes.js';
 
 /** Looks again this soon while the cluster's controller records a revision. */
 export const REVISION_WAIT_MS = 1_000;
+/** Looks again this soon while nodes counted as unavailable have no pod. */
+export const PODLESS_NODE_WAIT_MS = 10_000;
 
 /**
  * Returns the hash of the revision the cluster's controller recorded for
@@ -84,10 +86,11 @@ export const rollOnDelete = async (
   if (!(await deps.expectations.satisfiedExpectations(key))) return undefined;
   const planned = asRollingUpdate(ds, optIn.controls);
   const placement = placementOnce(planned);
+  const byNode = getNodesToDaemonPods(owned, false);
   const plan = planRollingUpdate(
     planned,
     nodes,
-    getNodesToDaemonPods(owned, false),
+    byNode,
     hash,
     deps.clock.now(),
     placement
@@ -98,7 +101,14 @@ export const rollOnDelete = async (
     .filter((p) => isPreparingDelete(p) && !isDeleting(p))
     .map(podName);
   const podsToDelete = [...new Set([...preparing, ...plan.podsToDelete])];
-  if (podsToDelete.length === 0) return undefined;
+  // A node without a pod counts against the budget until the cluster's
+  // controller fills it, and a node deleted meanwhile wakes no key: look
+  // again, with a fresher node list, rather than wait for an event.
+  const podless = nodes.some(
+    (n) => placement(n).shouldRun && (byNode.get(nameOf(n))?.length ?? 0) === 0
+  );
+  const requeueAfterMs = podless ? PODLESS_NODE_WAIT_MS : undefined;
+  if (podsToDelete.length === 0) return requeueAfterMs;
   await syncNodes(
     { ...ctx, ds: planned, placement },
     {
@@ -108,5 +118,5 @@ export const rollOnDelete = async (
     },
     hash
   );
-  return undefined;
+  return requeueAfterMs;
 };

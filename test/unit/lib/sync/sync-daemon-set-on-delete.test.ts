@@ -18,6 +18,7 @@ import {
   ROLLOUT_ANNOTATION,
 } from '#lib/reconcile/on-delete/rollout-annotation.js';
 import {
+  PODLESS_NODE_WAIT_MS,
   REVISION_WAIT_MS,
   recordedRevisionHash,
 } from '#lib/sync/roll-on-delete.js';
@@ -277,5 +278,19 @@ describe('syncDaemonSet (native OnDelete mode)', () => {
     // Assess
     expect(h.cluster.deleted).toEqual([]);
     expect(result.requeueAfterMs).toBeUndefined();
+  });
+
+  it('looks again while nodes it counts as unavailable have no pod (campaign seed 9223)', async () => {
+    // Prepare: two nodes the cache still lists, gone from the cluster, take
+    // the whole budget; nothing else would ever wake the key.
+    const { h, ds } = await launch(3, { maxUnavailable: 2 });
+    setImage(h, ds, 'foo2/bar2');
+    await clusterController(h, ds);
+    h.cluster.nodes = [...h.cluster.nodes, ...makeNodes(3, 2)];
+    // Act
+    const wrote = await product(h, ds);
+    // Assess
+    expect(wrote.deletes).toBe(0);
+    expect(wrote.result.requeueAfterMs).toBe(PODLESS_NODE_WAIT_MS);
   });
 });
