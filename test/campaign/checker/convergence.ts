@@ -9,7 +9,11 @@
  * node that only stopped admitting new ones (an untolerated NoSchedule
  * taint: !shouldRun but shouldContinueRunning) and counts it in
  * numberMisscheduled, so such a node may keep one pod and the expected
- * numberMisscheduled is what upstream would count, not 0.
+ * numberMisscheduled is what upstream would count, not 0. An opted-in
+ * OnDelete DaemonSet (the product's rollout beside the cluster's
+ * controller) is done when at most its partition's eligible nodes still
+ * run an old pod (on-delete-controls.ts; the runner resumes it and drops
+ * its canary selector when the faults stop).
  */
 import {
   type ClusterView,
@@ -24,7 +28,12 @@ import type { DaemonSet, Pod } from './kube-objects.js';
 import { REVISION_HASH_LABEL } from './kube-objects.js';
 import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
 import {
+  type OnDeleteControls,
+  onDeleteControls,
+} from './on-delete-controls.js';
+import {
   isRollingUpdate,
+  scaledValue,
   surgeCount,
   unavailabilityBudget,
 } from './rolling-budget.js';
@@ -94,7 +103,8 @@ const expectedMisscheduled = (pods: Pod[], nodes: NodeClasses): number => {
 const statusProblems = (
   ds: DaemonSet,
   desired: number,
-  misscheduled: number
+  misscheduled: number,
+  updated: number
 ): Problem[] => {
   const s = ds.status ?? {};
   const problems: Problem[] = [];
@@ -112,11 +122,11 @@ const statusProblems = (
     ['numberAvailable', s.numberAvailable, desired],
     ['numberUnavailable', s.numberUnavailable, 0],
   ];
-  if (isRollingUpdate(ds)) {
+  if (isRollingUpdate(ds) || onDeleteControls(ds)) {
     expected.push([
       'updatedNumberScheduled',
       s.updatedNumberScheduled,
-      desired,
+      updated,
     ]);
   }
   for (const [field, have, want] of expected) {
@@ -137,10 +147,18 @@ export const divergenceOf = (
   const nodes = classify(view, ds, runLabel);
   const pods = view.daemonPods(ds);
   const desired = nodes.eligible.length;
+  const controls = onDeleteControls(ds);
+  const old = controls ? oldOnEligible(view, ds, nodes) : [];
   const problems = [
-    ...statusProblems(ds, desired, expectedMisscheduled(pods, nodes)),
+    ...statusProblems(
+      ds,
+      desired,
+      expectedMisscheduled(pods, nodes),
+      desired - old.length
+    ),
     ...podProblems(ds, pods, nodes, atMs),
     ...(isRollingUpdate(ds) ? revisionProblems(view, ds, nodes) : []),
+    ...(controls ? partitionProblems(old, controls, desired) : []),
   ];
   if (problems.length === 0) return undefined;
   const key = keyOf(ds.metadata);
@@ -247,6 +265,46 @@ const revisionProblems = (
         `${hash} (${current.metadata.name})`,
       ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
     }));
+};
+
+/**
+ * Returns the eligible nodes whose live pods are not all of the current
+ * revision (every eligible node, without a current revision).
+ */
+const oldOnEligible = (
+  view: ClusterView,
+  ds: DaemonSet,
+  nodes: NodeClasses
+): string[] => {
+  const current = currentRevision(view, ds);
+  const hash = current ? revisionHash(current) : undefined;
+  const byNode = podsByNode(view.daemonPods(ds).filter(isLive));
+  return nodes.eligible.filter((node) =>
+    (byNode.get(node) ?? []).some(
+      (p) =>
+        hash === undefined || p.metadata.labels?.[REVISION_HASH_LABEL] !== hash
+    )
+  );
+};
+
+/**
+ * Returns the problem of an OnDelete rollout that left more eligible nodes
+ * on an old revision than its partition holds (scaled down against the
+ * eligible nodes, as Kruise scales it).
+ */
+const partitionProblems = (
+  old: readonly string[],
+  controls: OnDeleteControls,
+  desired: number
+): Problem[] => {
+  const held = scaledValue(controls.partition, desired, false) ?? 0;
+  if (old.length <= held) return [];
+  return [
+    {
+      text: `${old.length} eligible nodes on an old revision (${old.join(', ')}), partition ${controls.partition} holds ${held}`,
+      ...(old[0] ? { node: old[0] } : {}),
+    },
+  ];
 };
 
 /**
