@@ -329,7 +329,11 @@ export class Workload {
   async promote(): Promise<void> {
     if (this.#runKind === 'OnDelete') {
       for (const [ds, controls] of this.#controls) {
-        await this.#setControls(ds, promotedOnDeleteControls(controls));
+        const promoted = promotedOnDeleteControls(controls);
+        // Only a held rollout is written: a write wakes its DaemonSet, and
+        // would hide a wake-up lost before the faults stopped.
+        if (JSON.stringify(promoted) === JSON.stringify(controls)) continue;
+        await this.#setControls(ds, promoted);
       }
       return;
     }
