@@ -1,5 +1,6 @@
 /**
- * What differs between a run's two DaemonSet kinds, for the workload: where
+ * What differs between a run's two DaemonSet object kinds, for the
+ * workload (an OnDelete run's are apps/v1 DaemonSets): where
  * the objects live, how they are patched (a custom resource takes no
  * strategic merge patch), and how a user rolls them back or restarts them
  * (`kubectl rollout` for apps/v1, the product's `kubectl dsr rollout` for
@@ -11,13 +12,14 @@ import type { ContentType } from '#lib/adapters/kube/client/kube-http-types.js';
 import { openAdvancedDaemonSets } from '#lib/adapters/kube/kube-advanced-daemon-sets.js';
 import { runPlugin } from '#lib/cli/plugin/run-plugin.js';
 import { advancedDaemonSetsPath } from '../testbed/advanced-daemonset-crd.js';
-import type { CampaignKind } from './run-types.js';
+import type { DaemonSetKind } from './checker/kube-objects.js';
+import { type CampaignKind, objectKindOf } from './run-kind.js';
 
 const run = promisify(execFile);
 
 /** How the workload reaches DaemonSets of one kind. */
 export interface KindAccess {
-  readonly kind: CampaignKind;
+  readonly kind: DaemonSetKind;
   readonly apiVersion: string;
   /** The namespace's collection, e.g. /apis/apps/v1/namespaces/ns/daemonsets. */
   collection(ns: string): string;
@@ -83,4 +85,4 @@ const OWN: KindAccess = {
 
 /** Returns the access for `kind`; apps/v1 rolls with the `kubectl` binary given. */
 export const kindAccess = (kind: CampaignKind, kubectl: string): KindAccess =>
-  kind === 'DaemonSet' ? native(kubectl) : OWN;
+  objectKindOf(kind) === 'DaemonSet' ? native(kubectl) : OWN;

@@ -17,6 +17,7 @@ import { ActiveFaults } from './active-faults.js';
 import { dynamodbCallKinds } from './dynamodb-call-kinds.js';
 import { describePlan } from './fault-plan.js';
 import { onCluster, type RunCluster, setUpRunCluster } from './run-cluster.js';
+import { ownershipOf } from './run-kind.js';
 import {
   convergedEverywhere,
   leftOnQueues,
@@ -125,9 +126,7 @@ const runPlanned = async (
       // Short bridge turns: more hand-overs and bridge starts for the
       // faults to hit.
       bridgeWatchSeconds: 5,
-      ...(kind === 'AdvancedDaemonSet'
-        ? { ownership: 'apps.dsr.dev/v1beta1' as const }
-        : {}),
+      ...(kind === 'DaemonSet' ? {} : { ownership: ownershipOf(kind) }),
       // As many reconcilers per cluster as a one-cluster run has.
       ...(clusters.length > 1
         ? { reconcileConcurrency: 2 * clusters.length }
@@ -160,8 +159,7 @@ const runPlanned = async (
     for (const [i, c] of clusters.entries()) {
       if (i === 0) continue;
       await stack.registerCluster(`${stack.cluster}-${i}`, c.kubeconfigPath, {
-        ownership:
-          c.kind === 'AdvancedDaemonSet' ? 'apps.dsr.dev/v1beta1' : 'apps/v1',
+        ownership: ownershipOf(c.kind),
         bridgeMode: 'watch',
       });
     }

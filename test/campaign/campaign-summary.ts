@@ -11,6 +11,8 @@ export interface CampaignSummary {
   runs: number;
   /** Runs whose DaemonSets were AdvancedDaemonSets (the rest apps/v1). */
   ownKindRuns: number;
+  /** Runs of native OnDelete DaemonSets (the apps/v1+OnDelete mode). */
+  onDeleteRuns: number;
   /** Clusters the runs managed (a run of `--clusters C` counts C). */
   clusters: number;
   seeds: string;
@@ -42,6 +44,7 @@ export const summarise = (results: readonly RunResult[]): CampaignSummary => {
   return {
     runs: results.length,
     ownKindRuns: results.filter((r) => r.kind === 'AdvancedDaemonSet').length,
+    onDeleteRuns: results.filter((r) => r.kind === 'OnDelete').length,
     clusters: sum((r) => 1 + r.otherClusters.length),
     seeds:
       seeds.length === 0 ? '' : `${Math.min(...seeds)}–${Math.max(...seeds)}`,
@@ -76,7 +79,7 @@ const seconds = (ms: number) =>
 /** Returns the summary as Markdown (the README's reliability section quotes it). */
 export const summaryMarkdown = (s: CampaignSummary): string =>
   [
-    `${s.runs} runs (seeds ${s.seeds}; ${s.ownKindRuns} of them AdvancedDaemonSets${s.clusters > s.runs ? `; ${s.clusters} clusters` : ''}), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}${s.harnessErrors.length ? `; harness errors in seeds ${s.harnessErrors.join(', ')}` : ''}.`,
+    `${s.runs} runs (seeds ${s.seeds}; ${s.ownKindRuns} of them AdvancedDaemonSets${s.onDeleteRuns > 0 ? `, ${s.onDeleteRuns} OnDelete` : ''}${s.clusters > s.runs ? `; ${s.clusters} clusters` : ''}), ${s.violations} violations${s.violatingSeeds.length ? ` (seeds ${s.violatingSeeds.join(', ')})` : ''}${s.harnessErrors.length ? `; harness errors in seeds ${s.harnessErrors.join(', ')}` : ''}.`,
     `Convergence after faults stop: p50 ${seconds(s.convergeMs.p50)} s, p95 ${seconds(s.convergeMs.p95)} s, max ${seconds(s.convergeMs.max)} s. Wall time per run: p50 ${seconds(s.wallMs.p50)} s, max ${seconds(s.wallMs.max)} s.`,
     `Containers: ${s.containers.started} started, ${s.containers.killed} killed (${s.containers.timedOut} at their timeout).`,
     '',

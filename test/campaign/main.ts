@@ -19,6 +19,11 @@
  *   --own-kind P        the share of runs (0–1, drawn per seed) whose DaemonSets
  *                       are AdvancedDaemonSets with Kruise's rollout controls
  *                       (default 0.5; 0 replays seeds run before it existed)
+ *   --on-delete P       the share of runs (0–1, drawn per seed from a stream of
+ *                       its own) of native OnDelete DaemonSets opted in with the
+ *                       apps.dsr.dev/rollout annotation, in the apps/v1+OnDelete
+ *                       mode with kube-controller-manager's DaemonSet controller
+ *                       on (default 0: every other seed replays unchanged)
  *   --clusters C        clusters one stack manages in each run (default 1): API
  *                       servers of their own on the bed's etcd, each with its own
  *                       kind, API-side faults and workload; the shared parts'
@@ -27,7 +32,8 @@
  *   --max-warm-up-wall S  fail when a run of the last warm-up round took
  *                       longer than S seconds (default 60; 0: never): the
  *                       machine is too loaded for the beds asked for
- *   --plant BUG         plant a bug the checker must find (stale-cache)
+ *   --plant BUG         plant a bug the checker must find (stale-cache,
+ *                       on-delete-overspend, on-delete-ignore-partition)
  *   --out FILE          the JSON summary (default .build/campaign/last.json)
  *
  * Exit code 1 when any run broke an invariant; each violation is printed
@@ -44,6 +50,7 @@ import { summarise, summaryMarkdown } from './campaign-summary.js';
 import { describePlan } from './fault-plan.js';
 import { runInProcesses, seedShares } from './process-split.js';
 import { runCampaign, type ShrunkRun } from './run-campaign.js';
+import { PLANTED_BUGS } from './run-types.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +69,7 @@ const { values } = parseArgs({
     plant: { type: 'string' },
     'cost-factor': { type: 'string' },
     'own-kind': { type: 'string', default: '0.5' },
+    'on-delete': { type: 'string', default: '0' },
     clusters: { type: 'string', default: '1' },
     'max-warm-up-wall': { type: 'string', default: '60' },
     out: { type: 'string', default: '.build/campaign/last.json' },
@@ -100,11 +108,11 @@ const windowRange = (text: string): [number, number] => {
   return [low ?? 0, high ?? 0];
 };
 
-/** Parses --own-kind P, a share from 0 to 1. */
-const share = (text: string): number => {
+/** Parses --own-kind P or --on-delete P, a share from 0 to 1. */
+const share = (text: string, flag = '--own-kind'): number => {
   const p = Number(text);
   if (!(p >= 0 && p <= 1)) {
-    console.error(`error: --own-kind wants a share from 0 to 1, got ${text}`);
+    console.error(`error: ${flag} wants a share from 0 to 1, got ${text}`);
     process.exit(2);
   }
   return p;
@@ -112,11 +120,14 @@ const share = (text: string): number => {
 
 /** Parses --plant. */
 const plantOf = (text: string): PlantedBug => {
-  if (text !== 'stale-cache') {
-    console.error(`error: --plant knows stale-cache, got ${text}`);
+  const known = PLANTED_BUGS.find((b) => b === text);
+  if (known === undefined) {
+    console.error(
+      `error: --plant knows ${PLANTED_BUGS.join(', ')}, got ${text}`
+    );
     process.exit(2);
   }
-  return text;
+  return known;
 };
 
 /**
@@ -201,6 +212,7 @@ try {
         : {}),
       windows: windowRange(values.windows),
       ownKindShare: share(values['own-kind']),
+      onDeleteShare: share(values['on-delete'], '--on-delete'),
       ...(clusters > 1 ? { clusters } : {}),
       ...(values['cost-factor'] === undefined
         ? {}

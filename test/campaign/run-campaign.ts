@@ -194,8 +194,10 @@ export const replayCommand = (r: RunResult): string => {
     // The kind is drawn from the seed and the share; 0 or 1 pins it. Each
     // other cluster's kind is drawn the same way: those need the share.
     r.otherClusters.length === 0
-      ? `--own-kind ${r.kind === 'AdvancedDaemonSet' ? 1 : 0}`
-      : `--own-kind ${o.ownKindShare ?? 0} --clusters ${r.otherClusters.length + 1}`,
+      ? r.kind === 'OnDelete'
+        ? '--on-delete 1'
+        : `--own-kind ${r.kind === 'AdvancedDaemonSet' ? 1 : 0}`
+      : `--own-kind ${o.ownKindShare ?? 0}${(o.onDeleteShare ?? 0) > 0 ? ` --on-delete ${o.onDeleteShare}` : ''} --clusters ${r.otherClusters.length + 1}`,
   ].join(' ');
 };
 

@@ -4,11 +4,17 @@
  * cluster's API server, the workload and the invariant checker watching it.
  * A run has one such cluster, or several that one stack manages at once.
  */
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { USER_AGENT } from '#lib/policy/identity.js';
+import { stopProcess } from '../../lib/local-cluster/processes.js';
 import { cleanUpRun } from '../bench/bench-testbed.js';
 import { createReconcilerIdentity } from '../integration/reconciler-identity.js';
 import { ensureAdvancedDaemonSetCrd } from '../testbed/advanced-daemonset-crd.js';
 import { createNamespace } from '../testbed/kube-fixtures.js';
+import { startUpstreamDaemonSetController } from '../testbed/upstream-controller.js';
 import {
   InvariantChecker,
   type Violation,
@@ -18,8 +24,9 @@ import {
   type ApiFaultDecider,
   ApiFaultProxy,
 } from './faults/api-fault-proxy.js';
+import { type CampaignKind, objectKindOf, ownershipOf } from './run-kind.js';
 import { adminTarget, kubeconfigThrough } from './run-support.js';
-import type { CampaignBed, CampaignKind, ClusterBed } from './run-types.js';
+import type { CampaignBed, ClusterBed } from './run-types.js';
 import type { SeededRandom } from './seeded-random.js';
 import { Workload } from './workload.js';
 
@@ -52,6 +59,25 @@ export interface RunCluster {
   cutsAtMs: number[];
 }
 
+/** The field manager of an OnDelete run's workload writes. */
+const WORKLOAD_MANAGER = 'dsr-campaign-workload';
+
+/**
+ * Returns an admin client whose writes carry a field manager of their own,
+ * so the checker tells the workload's writes from the product's (the bed's
+ * admin client writes as the product's user agent).
+ */
+const workloadHttp = (
+  kubeconfigPath: string,
+  cleanups: (() => Promise<unknown>)[]
+): KubeHttp => {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const http = new KubeHttp({ kubeConfig, userAgent: WORKLOAD_MANAGER });
+  cleanups.push(async () => http.close());
+  return http;
+};
+
 /**
  * Sets a cluster up for a run; each step's undoing goes on `cleanups` (run
  * in reverse), so a set-up that fails half-way leaves nothing behind.
@@ -64,7 +90,9 @@ export const setUpRunCluster = async (
   const { admin, adminKubeconfigPath } = spec.cluster;
   const later: { checker?: InvariantChecker } = {};
   const workload = new Workload(
-    admin,
+    spec.kind === 'OnDelete'
+      ? workloadHttp(adminKubeconfigPath, cleanups)
+      : admin,
     spec.ns,
     adminKubeconfigPath,
     bed.kubectl,
@@ -76,6 +104,19 @@ export const setUpRunCluster = async (
     },
     spec.kind
   );
+  if (spec.kind === 'OnDelete') {
+    // As on a managed cluster: the cluster's own DaemonSet controller runs
+    // for the whole run and creates every pod (stopped by its PID, after
+    // the namespace is gone).
+    const logDir = path.join(bed.logDir, `kcm-${spec.ns}`);
+    mkdirSync(logDir, { recursive: true });
+    const kcm = await startUpstreamDaemonSetController({
+      binDir: path.dirname(bed.kubectl),
+      kubeconfigPath: adminKubeconfigPath,
+      logDir,
+    });
+    cleanups.push(() => stopProcess(kcm));
+  }
   await createNamespace(admin, spec.ns);
   // The namespace goes (and is gone) before the nodes, so KWOK still
   // finishes the deletion of its pods.
@@ -85,7 +126,7 @@ export const setUpRunCluster = async (
   const identity = await createReconcilerIdentity(
     admin,
     spec.ns,
-    ownKind ? 'apps.dsr.dev/v1beta1' : 'apps/v1',
+    ownershipOf(spec.kind),
     adminKubeconfigPath
   );
   cleanups.push(() => identity.remove());
@@ -98,7 +139,10 @@ export const setUpRunCluster = async (
     kubeconfigPath: adminKubeconfigPath,
     namespace: spec.ns,
     nodeLabel: workload.nodeLabel,
-    daemonSetKind: spec.kind,
+    daemonSetKind: objectKindOf(spec.kind),
+    // In the OnDelete mode the cluster's controller makes every pod: a pod
+    // spec or DaemonSet written by the product is a second controller.
+    ...(spec.kind === 'OnDelete' ? { productFieldManager: USER_AGENT } : {}),
     // About one sync: a redelivery's visibility timeout (6 s), an
     // invocation (5 s) and slack; paused while a fault holds the
     // controller back.

@@ -7,13 +7,18 @@ import type { ClusterReader } from '#lib/ports/index.js';
 import type { DaemonSet, Pod } from '#lib/reconcile/k8s/types.js';
 import type { AwsWiring } from '#lib/wiring/aws.js';
 import type { HistoryEntry, Violation } from './checker/invariant-checker.js';
-import type { DaemonSetKind } from './checker/kube-objects.js';
 import {
   CLUSTER_FAULT_KINDS,
   drawFaultPlan,
   type FaultKind,
   type FaultPlan,
 } from './fault-plan.js';
+import {
+  misreadingControls,
+  ON_DELETE_PLANTS,
+  type OnDeletePlant,
+} from './on-delete-plants.js';
+import type { CampaignKind } from './run-kind.js';
 import { SeededRandom } from './seeded-random.js';
 import { drawWorkload, type PlannedAction } from './workload.js';
 
@@ -39,12 +44,11 @@ export interface CampaignBed extends ClusterBed {
   logDir: string;
 }
 
-/**
- * The kind a run's DaemonSets are: apps/v1, reconciled in the cluster's
- * `apps/v1` ownership mode, or the own AdvancedDaemonSet, in the
- * `apps.dsr.dev/v1beta1` mode with Kruise's rollout controls.
- */
-export type CampaignKind = DaemonSetKind;
+export {
+  type CampaignKind,
+  objectKindOf,
+  ownershipOf,
+} from './run-kind.js';
 
 /** What one run does; plan and workload default to the seed's. */
 export interface RunOptions {
@@ -68,6 +72,12 @@ export interface RunOptions {
    */
   ownKindShare?: number;
   /**
+   * The share of seeds (0–1) whose run is of the OnDelete kind, drawn from
+   * the seed's own `on-delete` sub-stream before the own kind's draw
+   * (default 0: older seeds replay unchanged).
+   */
+  onDeleteShare?: number;
+  /**
    * Clusters one stack manages in the run (default 1). The first takes the
    * seed's plan of every kind; each other its own plan of the kinds that
    * hit one API server, its own kind, and the same workload schedule.
@@ -78,14 +88,21 @@ export interface RunOptions {
 }
 
 /**
- * Bugs the campaign can plant to prove it finds them: `stale-cache` makes
+ * Bugs the campaign can plant to prove it finds them (the OnDelete mode's
+ * in on-delete-plants.ts): `stale-cache` makes
  * every container's expectations store answer "satisfied" and its cached
  * lists ignore the versions a sync must reach — a controller acting on a
  * stale informer without expectations, the bug that upstream's
  * expectations and the product's seen versions both exist to prevent (each
  * alone covers for the other: planting only one no longer shows).
  */
-export type PlantedBug = 'stale-cache';
+export type PlantedBug = 'stale-cache' | OnDeletePlant;
+
+/** Every bug `--plant` knows. */
+export const PLANTED_BUGS: readonly PlantedBug[] = [
+  'stale-cache',
+  ...ON_DELETE_PLANTS,
+];
 
 /** How far the planted stale informer lags behind the cluster. */
 const PLANTED_LAG_MS = 2_000;
@@ -121,16 +138,21 @@ export const planted = (
   wiring: AwsWiring,
   bug: PlantedBug | undefined
 ): AwsWiring => {
-  if (bug !== 'stale-cache') return wiring;
+  if (bug === undefined) return wiring;
   // One store serves the sessions and the bridge (lib/wiring/aws.ts).
-  wiring.bridge.expectations.satisfiedExpectations = async () => true;
+  if (bug === 'stale-cache') {
+    wiring.bridge.expectations.satisfiedExpectations = async () => true;
+  }
   const open = wiring.sessions.get.bind(wiring.sessions);
   const wrapped = new WeakSet<object>();
   wiring.sessions.get = async (clusterId) => {
     const session = await open(clusterId);
     if (session !== undefined && !wrapped.has(session)) {
       wrapped.add(session);
-      session.deps.reader = ignoringSeenVersions(session.deps.reader);
+      session.deps.reader =
+        bug === 'stale-cache'
+          ? ignoringSeenVersions(session.deps.reader)
+          : misreadingControls(session.deps.reader, bug);
     }
     return session;
   };
@@ -180,9 +202,21 @@ export interface RunResult {
   logAfterFaults: string[];
 }
 
-/** Draws a run's (or a cluster's) kind from its stream. */
-const kindOf = (random: SeededRandom, ownKindShare = 0): CampaignKind =>
-  random.chance(ownKindShare) ? 'AdvancedDaemonSet' : 'DaemonSet';
+/**
+ * Draws a run's (or a cluster's) kind from its stream: OnDelete with the
+ * chance `onDeleteShare` (a sub-stream of its own, so a share of 0 leaves
+ * every other draw as it was), else the own kind with `ownKindShare`.
+ */
+const kindOf = (
+  random: SeededRandom,
+  ownKindShare = 0,
+  onDeleteShare = 0
+): CampaignKind => {
+  if (random.fork('on-delete').chance(onDeleteShare)) return 'OnDelete';
+  return random.fork('kind').chance(ownKindShare)
+    ? 'AdvancedDaemonSet'
+    : 'DaemonSet';
+};
 
 /**
  * Returns the seed's kind, plan and workload (plan and workload unless
@@ -198,7 +232,7 @@ export const planOf = (o: RunOptions) => {
     (_, i): OtherCluster => {
       const own = random.fork(`cluster-${i + 1}`);
       return {
-        kind: kindOf(own.fork('kind'), o.ownKindShare),
+        kind: kindOf(own, o.ownKindShare, o.onDeleteShare),
         plan: o.faultFree
           ? { windows: [] }
           : drawFaultPlan(
@@ -211,7 +245,7 @@ export const planOf = (o: RunOptions) => {
     }
   );
   return {
-    kind: kindOf(random.fork('kind'), o.ownKindShare),
+    kind: kindOf(random, o.ownKindShare, o.onDeleteShare),
     otherClusters,
     plan: o.faultFree
       ? { windows: [] }

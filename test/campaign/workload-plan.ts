@@ -97,3 +97,44 @@ export const PROMOTE_PATCH = {
 /** Returns a copy of `value` without its null fields (they mean "remove" only in a patch). */
 export const withoutNulls = (value: object): object =>
   JSON.parse(JSON.stringify(value, (_k, v: unknown) => v ?? undefined));
+
+/** The rollout controls of an OnDelete run's DaemonSet (its annotation). */
+export interface OnDeleteControls {
+  maxUnavailable: number | string;
+  partition?: number | string;
+  paused?: boolean;
+  selector?: { matchLabels: Record<string, string> };
+}
+
+/**
+ * Draws the `apps.dsr.dev/rollout` controls of an OnDelete DaemonSet:
+ * maxUnavailable (int or %), a partition (1, 2 or 50 %) or none, a pause,
+ * a canary selector (tier a).
+ */
+export const drawOnDeleteControls = (
+  random: SeededRandom
+): OnDeleteControls => {
+  const maxUnavailable = random.pick([1, 2, '25%', '50%'] as const);
+  const partition = random.chance(0.4)
+    ? random.pick([1, 2, '50%'] as const)
+    : undefined;
+  const paused = random.chance(0.25);
+  const canary = random.chance(0.3);
+  return {
+    maxUnavailable,
+    ...(partition === undefined ? {} : { partition }),
+    ...(paused ? { paused } : {}),
+    ...(canary ? { selector: { matchLabels: { tier: 'a' } } } : {}),
+  };
+};
+
+/**
+ * Returns the controls with the rollout resumed and its canary selector
+ * gone, as a user finishing a rollout sets them; the partition stays, so
+ * "converged" means exactly its old pods held.
+ */
+export const promotedOnDeleteControls = ({
+  selector: _canary,
+  paused: _paused,
+  ...rest
+}: OnDeleteControls): OnDeleteControls => rest;

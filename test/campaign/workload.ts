@@ -13,6 +13,7 @@ import {
   deleteNodes,
 } from '#lib/local-cluster/simulated-nodes.js';
 import type { Pod } from '#lib/reconcile/k8s/types.js';
+import { ROLLOUT_ANNOTATION } from '#lib/reconcile/on-delete/rollout-annotation.js';
 import {
   deletePod,
   failPod,
@@ -20,14 +21,17 @@ import {
 } from '../integration/serverless/cluster-state.js';
 import { type KindAccess, kindAccess } from './campaign-kinds.js';
 import { createForeignPods } from './foreign-pods.js';
-import type { CampaignKind } from './run-types.js';
+import type { CampaignKind } from './run-kind.js';
 import type { SeededRandom } from './seeded-random.js';
 import {
   type ActionKind,
   CAMPAIGN_TAINT,
   drawAdvancedStrategy,
+  drawOnDeleteControls,
   drawStrategy,
+  type OnDeleteControls,
   PROMOTE_PATCH,
+  promotedOnDeleteControls,
   type WorkloadObserver,
   withoutNulls,
 } from './workload-plan.js';
@@ -53,6 +57,9 @@ export class Workload {
   #nodeBatches = 0;
   #image = 1;
   readonly #kind: KindAccess;
+  readonly #runKind: CampaignKind;
+  /** An OnDelete run's DaemonSets' rollout controls, as last written. */
+  readonly #controls = new Map<string, OnDeleteControls>();
 
   constructor(
     readonly admin: KubeHttp,
@@ -64,13 +71,31 @@ export class Workload {
     kind: CampaignKind = 'DaemonSet'
   ) {
     this.#kind = kindAccess(kind, kubectl);
+    this.#runKind = kind;
   }
 
-  /** Draws a strategy of the run's kind. */
+  /** Draws a strategy of the run's kind (OnDelete for an OnDelete run). */
   #drawStrategy(): object {
+    if (this.#runKind === 'OnDelete') return { type: 'OnDelete' };
     return this.#kind.kind === 'DaemonSet'
       ? drawStrategy(this.random)
       : drawAdvancedStrategy(this.random);
+  }
+
+  /** The opt-in annotation of an OnDelete run's DaemonSet `name`. */
+  #annotations(name: string, controls: OnDeleteControls) {
+    this.#controls.set(name, controls);
+    return { annotations: { [ROLLOUT_ANNOTATION]: JSON.stringify(controls) } };
+  }
+
+  /** Writes an OnDelete run's new controls of DaemonSet `name`. */
+  async #setControls(name: string, controls: OnDeleteControls): Promise<void> {
+    await this.#patchDaemonSet(
+      name,
+      { metadata: this.#annotations(name, controls) },
+      'application/merge-patch+json'
+    );
+    this.observer.note(`${name}: controls ${JSON.stringify(controls)}`);
   }
 
   /** The label every node of the run carries. */
@@ -96,6 +121,12 @@ export class Workload {
     const name = `ds-${i}`;
     const tierOnly = this.random.chance(0.4);
     const tolerates = this.random.chance(0.5);
+    const metadata = {
+      name,
+      ...(this.#runKind === 'OnDelete'
+        ? this.#annotations(name, drawOnDeleteControls(this.random))
+        : {}),
+    };
     const spec = {
       selector: { matchLabels: { app: name } },
       updateStrategy: withoutNulls(this.#drawStrategy()),
@@ -122,7 +153,7 @@ export class Workload {
         body: JSON.stringify({
           apiVersion: this.#kind.apiVersion,
           kind: this.#kind.kind,
-          metadata: { name },
+          metadata,
           spec,
         }),
       }
@@ -130,7 +161,7 @@ export class Workload {
     this.daemonSets.push(name);
     this.#wrote(name, created);
     this.observer.note(
-      `created ${this.#kind.kind} ${name}: ${JSON.stringify(spec.updateStrategy)} tier-a-only=${tierOnly} tolerates=${tolerates}`
+      `created ${this.#kind.kind} ${name}: ${JSON.stringify(spec.updateStrategy)} ${JSON.stringify(metadata)} tier-a-only=${tierOnly} tolerates=${tolerates}`
     );
   }
 
@@ -165,6 +196,10 @@ export class Workload {
         );
         return this.observer.note(`${ds}: image agent:${this.#image}`);
       case 'strategy-change': {
+        // An OnDelete run changes the controls, never the strategy.
+        if (this.#runKind === 'OnDelete') {
+          return this.#setControls(ds, drawOnDeleteControls(this.random));
+        }
         const updateStrategy = this.#drawStrategy();
         // A merge patch replaces rollingUpdate whole (OnDelete drops it).
         await this.#patchDaemonSet(
@@ -286,8 +321,22 @@ export class Workload {
     );
   }
 
-  /** Ends an AdvancedDaemonSet run's held rollouts, as a user finishing them does. */
+  /**
+   * Ends an AdvancedDaemonSet run's held rollouts, as a user finishing them
+   * does; an OnDelete run's are resumed and lose their canary selector, and
+   * keep their partition.
+   */
   async promote(): Promise<void> {
+    if (this.#runKind === 'OnDelete') {
+      for (const [ds, controls] of this.#controls) {
+        const promoted = promotedOnDeleteControls(controls);
+        // Only a held rollout is written: a write wakes its DaemonSet, and
+        // would hide a wake-up lost before the faults stopped.
+        if (JSON.stringify(promoted) === JSON.stringify(controls)) continue;
+        await this.#setControls(ds, promoted);
+      }
+      return;
+    }
     if (this.#kind.kind === 'DaemonSet') return;
     for (const ds of this.daemonSets) {
       await this.#patchDaemonSet(

@@ -9,7 +9,14 @@
  * node that only stopped admitting new ones (an untolerated NoSchedule
  * taint: !shouldRun but shouldContinueRunning) and counts it in
  * numberMisscheduled, so such a node may keep one pod and the expected
- * numberMisscheduled is what upstream would count, not 0.
+ * numberMisscheduled is what upstream would count, not 0. An opted-in
+ * OnDelete DaemonSet (the product's rollout beside the cluster's
+ * controller) is done when at most its partition's eligible nodes still
+ * run an old pod (on-delete-controls.ts; the runner resumes it and drops
+ * its canary selector when the faults stop); its status is the cluster's
+ * controller's, which the product never writes, so it is not judged
+ * (kube-controller-manager 1.36 was seen to leave it stale for minutes
+ * after a NoSchedule taint, its pods converged).
  */
 import {
   type ClusterView,
@@ -24,7 +31,12 @@ import type { DaemonSet, Pod } from './kube-objects.js';
 import { REVISION_HASH_LABEL } from './kube-objects.js';
 import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
 import {
+  type OnDeleteControls,
+  onDeleteControls,
+} from './on-delete-controls.js';
+import {
   isRollingUpdate,
+  scaledValue,
   surgeCount,
   unavailabilityBudget,
 } from './rolling-budget.js';
@@ -137,10 +149,16 @@ export const divergenceOf = (
   const nodes = classify(view, ds, runLabel);
   const pods = view.daemonPods(ds);
   const desired = nodes.eligible.length;
+  const controls = onDeleteControls(ds);
+  const old = controls ? oldOnEligible(view, ds, nodes) : [];
   const problems = [
-    ...statusProblems(ds, desired, expectedMisscheduled(pods, nodes)),
+    // An OnDelete rollout's status is the cluster's controller's to write.
+    ...(controls
+      ? []
+      : statusProblems(ds, desired, expectedMisscheduled(pods, nodes))),
     ...podProblems(ds, pods, nodes, atMs),
     ...(isRollingUpdate(ds) ? revisionProblems(view, ds, nodes) : []),
+    ...(controls ? partitionProblems(old, controls, desired) : []),
   ];
   if (problems.length === 0) return undefined;
   const key = keyOf(ds.metadata);
@@ -247,6 +265,46 @@ const revisionProblems = (
         `${hash} (${current.metadata.name})`,
       ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
     }));
+};
+
+/**
+ * Returns the eligible nodes whose live pods are not all of the current
+ * revision (every eligible node, without a current revision).
+ */
+const oldOnEligible = (
+  view: ClusterView,
+  ds: DaemonSet,
+  nodes: NodeClasses
+): string[] => {
+  const current = currentRevision(view, ds);
+  const hash = current ? revisionHash(current) : undefined;
+  const byNode = podsByNode(view.daemonPods(ds).filter(isLive));
+  return nodes.eligible.filter((node) =>
+    (byNode.get(node) ?? []).some(
+      (p) =>
+        hash === undefined || p.metadata.labels?.[REVISION_HASH_LABEL] !== hash
+    )
+  );
+};
+
+/**
+ * Returns the problem of an OnDelete rollout that left more eligible nodes
+ * on an old revision than its partition holds (scaled down against the
+ * eligible nodes, as Kruise scales it).
+ */
+const partitionProblems = (
+  old: readonly string[],
+  controls: OnDeleteControls,
+  desired: number
+): Problem[] => {
+  const held = scaledValue(controls.partition, desired, false) ?? 0;
+  if (old.length <= held) return [];
+  return [
+    {
+      text: `${old.length} eligible nodes on an old revision (${old.join(', ')}), partition ${controls.partition} holds ${held}`,
+      ...(old[0] ? { node: old[0] } : {}),
+    },
+  ];
 };
 
 /**

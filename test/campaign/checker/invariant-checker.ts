@@ -26,7 +26,9 @@ import { ForeignPodMonitor } from './foreign-pods.js';
 import { History, type HistoryEntry } from './history.js';
 import { IneligiblePodMonitor } from './ineligible-pods.js';
 import type { DaemonSetKind } from './kube-objects.js';
+import { OnDeleteRolloutMonitor } from './on-delete-rollout.js';
 import { OnePodPerNodeMonitor } from './one-pod-per-node.js';
+import { ProductWritesMonitor } from './product-writes.js';
 import { UnavailabilityBudgetMonitor } from './unavailability-budget.js';
 import { subjectsOf, type Violation } from './violation.js';
 import { WatchSet } from './watch-set.js';
@@ -53,6 +55,12 @@ export interface CheckerOptions {
    * the checker holds events for the cross-watch merge.
    */
   slackMs?: number;
+  /**
+   * The product's field manager, in a mode where the cluster's own
+   * controller makes every pod (apps/v1+OnDelete): a pod spec or a
+   * DaemonSet written by it is a violation.
+   */
+  productFieldManager?: string;
   now?: () => number;
 }
 
@@ -82,6 +90,8 @@ export class InvariantChecker {
   readonly #intake: EventIntake;
   readonly #onePerNode = new OnePodPerNodeMonitor();
   readonly #budget: UnavailabilityBudgetMonitor;
+  readonly #onDelete: OnDeleteRolloutMonitor;
+  readonly #productWrites: ProductWritesMonitor | undefined;
   readonly #ineligible: IneligiblePodMonitor;
   readonly #foreign = new ForeignPodMonitor();
   readonly #strays = new ControllerPodMonitor((pod) =>
@@ -102,6 +112,15 @@ export class InvariantChecker {
       (pod) => this.#chaos.has(pod),
       options.slackMs ?? DEFAULT_SLACK_MS
     );
+    this.#onDelete = new OnDeleteRolloutMonitor(
+      options.nodeLabel,
+      (pod) => this.#chaos.has(pod),
+      options.slackMs ?? DEFAULT_SLACK_MS
+    );
+    this.#productWrites =
+      options.productFieldManager === undefined
+        ? undefined
+        : new ProductWritesMonitor(options.productFieldManager);
     this.#ineligible = new IneligiblePodMonitor(
       options.nodeLabel,
       options.ineligibleGraceMs ?? DEFAULT_INELIGIBLE_GRACE_MS
@@ -114,6 +133,9 @@ export class InvariantChecker {
         this.#report(
           this.#budget.observePodChange(this.#view, before, after, atMs)
         );
+        this.#report(
+          this.#onDelete.observePodChange(this.#view, before, after, atMs)
+        );
       },
       afterPodChange: (name, after, atMs) => {
         const v = this.#foreign.observe(name, after, atMs);
@@ -121,6 +143,7 @@ export class InvariantChecker {
       },
       judge: (atMs) => {
         this.#budget.observeView(this.#view, atMs);
+        this.#onDelete.observeView(this.#view, atMs);
         this.#judgeInstant(atMs);
       },
     });
@@ -256,6 +279,7 @@ export class InvariantChecker {
       this.#report(
         this.#strays.evaluate(this.#view, now, this.#watchesUp(now))
       );
+      this.#report(this.#productWrites?.evaluate(this.#view, now) ?? []);
     } catch (e) {
       this.#report([
         {

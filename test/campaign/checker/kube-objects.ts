@@ -24,8 +24,18 @@ export interface ObjectMeta {
   /** RFC 3339, second precision, the API server's clock. */
   creationTimestamp?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   deletionTimestamp?: string;
   ownerReferences?: OwnerReference[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/** Who wrote which fields of an object (server-side field management). */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  subresource?: string;
+  fieldsV1?: Record<string, unknown>;
 }
 
 export interface NodeSelectorRequirement {

@@ -76,6 +76,15 @@ export class RecentEligibility {
     return count;
   }
 
+  /** Returns how many nodes should run the DaemonSet now and did throughout [fromMs, now]. */
+  eligibleThroughout(uid: string, fromMs: number): number {
+    let count = 0;
+    for (const state of this.#byDs.get(uid)?.nodes.values() ?? []) {
+      if (state.eligible && state.changedMs < fromMs) count++;
+    }
+    return count;
+  }
+
   /** Returns the DaemonSet versions in force at some time since `fromMs` (the current one at least). */
   specsSince(current: DaemonSet, fromMs: number): DaemonSet[] {
     const specs = this.#byDs.get(current.metadata.uid)?.specs ?? [];

@@ -5,10 +5,18 @@
  * (update.go) and apimachinery `GetScaledValueFromIntOrPercent`.
  */
 import type { DaemonSet, IntOrString } from './kube-objects.js';
+import { onDeleteControls } from './on-delete-controls.js';
 
 /** Returns whether the DaemonSet updates with the RollingUpdate strategy. */
 export const isRollingUpdate = (ds: DaemonSet): boolean =>
   (ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+
+/**
+ * Returns whether some controller rolls the DaemonSet's pods out within
+ * a budget: RollingUpdate, or OnDelete opted in to the product's rollout.
+ */
+export const isRolledOut = (ds: DaemonSet): boolean =>
+  isRollingUpdate(ds) || onDeleteControls(ds) !== undefined;
 
 /**
  * Returns an int-or-percent scaled against `total` (a percent rounds up when
@@ -50,14 +58,21 @@ export const unavailabilityBudget = (
 ): number => {
   if (surgeCount(ds, desired) > 0) return 0;
   // The API server defaults maxUnavailable to 1; absent means that default.
+  // An OnDelete rollout reads it from its annotation (default 1 too).
   const maxUnavailable =
-    ds.spec.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1;
+    onDeleteControls(ds)?.maxUnavailable ??
+    ds.spec.updateStrategy?.rollingUpdate?.maxUnavailable ??
+    1;
   const scaled = scaledValue(maxUnavailable, desired, true) ?? 0;
   return desired > 0 && scaled === 0 ? 1 : scaled;
 };
 
 /** Describes the strategy for violation details, e.g. "maxUnavailable 1". */
 export const describeStrategy = (ds: DaemonSet): string => {
+  const controls = onDeleteControls(ds);
+  if (controls) {
+    return `OnDelete rollout maxUnavailable ${controls.maxUnavailable} partition ${controls.partition}${controls.paused ? ' paused' : ''}`;
+  }
   if (!isRollingUpdate(ds)) return ds.spec.updateStrategy?.type ?? 'OnDelete';
   const r = ds.spec.updateStrategy?.rollingUpdate;
   return `RollingUpdate maxUnavailable ${r?.maxUnavailable ?? 1} maxSurge ${r?.maxSurge ?? 0}`;

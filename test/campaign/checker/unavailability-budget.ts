@@ -1,5 +1,8 @@
 /**
- * unavailable-within-budget: during a RollingUpdate, the nodes the
+ * unavailable-within-budget: during a RollingUpdate (or the product's
+ * rollout of an opted-in OnDelete DaemonSet, maxUnavailable read from its
+ * annotation, no surge: the cluster's controller makes a pod only where
+ * none is left), the nodes the
  * controller itself has left without an available pod never outnumber
  * maxUnavailable (scaled against the desired nodes, rounded up; 0 with
  * surge; see rolling-budget.ts).
@@ -36,7 +39,7 @@ import { nodeShouldRunDaemonPod, type RunLabel } from './node-eligibility.js';
 import { RecentEligibility } from './recent-eligibility.js';
 import {
   describeStrategy,
-  isRollingUpdate,
+  isRolledOut,
   unavailabilityBudget,
 } from './rolling-budget.js';
 import type { Violation } from './violation.js';
@@ -93,7 +96,7 @@ export class UnavailabilityBudgetMonitor {
     if (!removed || this.isChaos(before.metadata.name)) return [];
     const ds = view.ownerOf(before);
     const node = targetNode(before);
-    if (!ds || !node || !isRollingUpdate(ds)) return [];
+    if (!ds || !node || !isRolledOut(ds)) return [];
     const uid = ds.metadata.uid;
     const fromMs = atMs - this.slackMs;
     const minReady = ds.spec.minReadySeconds ?? 0;
@@ -114,7 +117,7 @@ export class UnavailabilityBudgetMonitor {
     const budget = Math.max(
       ...this.#recent
         .specsSince(ds, fromMs)
-        .filter(isRollingUpdate)
+        .filter(isRolledOut)
         .map((spec) => unavailabilityBudget(spec, desired))
     );
     if (losses.size <= budget) {

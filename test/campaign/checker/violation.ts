@@ -14,6 +14,12 @@ export type InvariantName =
   | 'foreign-pods-untouched'
   /** A live pod neither marked foreign nor controlled by a DaemonSet of the namespace (after a grace). */
   | 'only-controller-pods'
+  /** An OnDelete rollout deleted an old pod its partition holds (fewer old nodes left than the partition). */
+  | 'partition-respected'
+  /** An OnDelete rollout deleted an available old pod while paused. */
+  | 'pause-respected'
+  /** In the OnDelete mode the product wrote a pod's spec (a create) or a DaemonSet. */
+  | 'product-never-creates'
   /** Liveness: the DaemonSets did not converge after the faults stopped. */
   | 'converges-after-faults'
   /** The checker itself lost its watch: the run is void, not green. */

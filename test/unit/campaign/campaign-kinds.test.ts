@@ -9,12 +9,13 @@ import { ClusterView } from '../../campaign/checker/cluster-view.js';
 import { unseenWrites } from '../../campaign/checker/convergence.js';
 import type { DaemonSet } from '../../campaign/checker/kube-objects.js';
 import { replayCommand } from '../../campaign/run-campaign.js';
-import { planOf, type RunResult } from '../../campaign/run-types.js';
+import { planOf } from '../../campaign/run-types.js';
 import { SeededRandom } from '../../campaign/seeded-random.js';
 import {
   drawAdvancedStrategy,
   PROMOTE_PATCH,
 } from '../../campaign/workload-plan.js';
+import { runResult } from './run-fixtures.js';
 
 const options = (seed: number, ownKindShare?: number) => ({
   seed,
@@ -127,36 +128,7 @@ describe('drawAdvancedStrategy', () => {
   });
 });
 
-const result = (
-  seed: number,
-  kind: RunResult['kind'],
-  violations = 0
-): RunResult => ({
-  seed,
-  kind,
-  options: options(seed, 0.5),
-  plan: { windows: [] },
-  otherClusters: [],
-  actions: [],
-  violations: Array.from({ length: violations }, () => ({
-    invariant: 'converges-after-faults' as const,
-    atMs: 0,
-    detail: 'x',
-  })),
-  injected: {},
-  convergeMs: 1_000,
-  wallMs: 30_000,
-  cost: {
-    apiRequests: 1,
-    dynamodbCalls: 1,
-    dynamodbCallKinds: {},
-    sqsCalls: 1,
-    reconcileInvocations: 1,
-  },
-  containers: { started: 1, killed: 0, timedOut: 0 },
-  history: [],
-  logAfterFaults: [],
-});
+const result = runResult;
 
 describe('a run’s kind in the campaign’s output', () => {
   it('pins the kind in the replay command and counts own-kind runs in the summary', () => {
