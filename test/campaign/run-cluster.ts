@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeHttp } from '#lib/adapters/kube/kube-http.js';
+import { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { USER_AGENT } from '#lib/policy/identity.js';
 import { stopProcess } from '../../lib/local-cluster/processes.js';
 import { cleanUpRun } from '../bench/bench-testbed.js';
