@@ -3,7 +3,7 @@
  * recording each problem under its field path (`spec.waves[1].bake: …`)
  * so that parsing goes on and the user sees every problem at once.
  */
-import { getScaledValueFromIntOrPercent } from '../reconcile/k8s/int-or-string.js';
+import { isIntOrPercent } from '../reconcile/k8s/int-or-string.js';
 import { isMap } from '../reconcile/k8s/meta.js';
 import type { IntOrString } from '../reconcile/k8s/types.js';
 import { parseDuration } from './duration.js';
@@ -76,18 +76,12 @@ export class Reader {
 
   intOrPercent(key: string, fallback: IntOrString): IntOrString {
     const v = this.raw[key] ?? fallback;
-    try {
-      if (typeof v !== 'number' && typeof v !== 'string') throw new Error();
-      const scaled = getScaledValueFromIntOrPercent(v, 100);
-      if (!Number.isInteger(scaled) || scaled < 0) throw new Error();
-      return v;
-    } catch {
-      this.fail(
-        key,
-        `must be a whole number or a percentage such as "25%", not ${JSON.stringify(v)}`
-      );
-      return fallback;
-    }
+    if (isIntOrPercent(v)) return v;
+    this.fail(
+      key,
+      `must be a whole number or a percentage such as "25%", not ${JSON.stringify(v)}`
+    );
+    return fallback;
   }
 
   duration(key: string, fallback: string): number {

@@ -60,7 +60,7 @@ export const rollOnDelete = async (
 ): Promise<number | undefined> => {
   const { ds, deps, key } = ctx;
   const optIn = readOnDeleteOptIn(ds);
-  if (!optIn.optedIn || ds.metadata?.deletionTimestamp) return undefined;
+  if (!optIn.optedIn || isDeleting(ds)) return undefined;
   if ('problems' in optIn) {
     // Nothing is deleted until the annotation is fixed; its edit wakes us.
     await deps.events.record(

@@ -152,12 +152,17 @@ export const updateNodeResumed = (
     const fits = daemonPlacement(ds);
     const before = fits(oldNode);
     const after = fits(cur);
-    return (
+    if (
       before.shouldRun !== after.shouldRun ||
-      before.shouldContinueRunning !== after.shouldContinueRunning ||
-      // The canary selector (Kruise PR #920), of either kind.
-      nodeShouldUpdateBySelector(oldNode, rolloutView(ds)) !==
-        nodeShouldUpdateBySelector(cur, rolloutView(ds))
+      before.shouldContinueRunning !== after.shouldContinueRunning
+    ) {
+      return true;
+    }
+    // The canary selector (Kruise PR #920), of either kind.
+    const rolling = rolloutView(ds);
+    return (
+      nodeShouldUpdateBySelector(oldNode, rolling) !==
+      nodeShouldUpdateBySelector(cur, rolling)
     );
   });
 };

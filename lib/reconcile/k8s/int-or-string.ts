@@ -24,3 +24,24 @@ export const getScaledValueFromIntOrPercent = (
   const scaled = (Number(match[1]) * total) / 100;
   return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
 };
+
+/**
+ * Returns whether `v` is a rollout control's value: a whole number ≥ 0, or
+ * a percentage string ≥ "0%" and at most `maxPercent`.
+ */
+export const isIntOrPercent = (
+  v: unknown,
+  maxPercent = Number.POSITIVE_INFINITY
+): v is IntOrString => {
+  if (typeof v !== 'number' && typeof v !== 'string') return false;
+  try {
+    const scaled = getScaledValueFromIntOrPercent(v, 100);
+    return (
+      Number.isInteger(scaled) &&
+      scaled >= 0 &&
+      (typeof v === 'number' || scaled <= maxPercent)
+    );
+  } catch {
+    return false;
+  }
+};

@@ -14,7 +14,7 @@
  */
 import { InvalidObjectError } from '../../errors.js';
 import { KRUISE_POD_READY } from '../advanced/pod-readiness.js';
-import { getScaledValueFromIntOrPercent } from '../k8s/int-or-string.js';
+import { isIntOrPercent } from '../k8s/int-or-string.js';
 import { parseLabelSelector } from '../k8s/label-selector.js';
 import { isMap } from '../k8s/meta.js';
 import type {
@@ -65,18 +65,11 @@ const at = (key: string) => `${ROLLOUT_ANNOTATION}: ${key}`;
 
 /** Returns the problem of an int-or-percent field, if any. */
 const intOrPercentProblem = (key: string, v: unknown): string | undefined => {
-  const kind = typeof v;
-  if (kind !== 'number' && kind !== 'string') {
-    return `${at(key)} must be a whole number or a percentage such as "20%"`;
-  }
-  try {
-    const scaled = getScaledValueFromIntOrPercent(v as IntOrString, 100);
-    if (!Number.isInteger(scaled) || scaled < 0) throw new Error('negative');
-    if (kind === 'string' && scaled > 100) throw new Error('above 100%');
-  } catch {
-    return `${at(key)} must be a whole number or a percentage such as "20%", not ${JSON.stringify(v)}`;
-  }
-  return undefined;
+  if (isIntOrPercent(v, 100)) return undefined;
+  const what = `${at(key)} must be a whole number or a percentage such as "20%"`;
+  return typeof v === 'number' || typeof v === 'string'
+    ? `${what}, not ${JSON.stringify(v)}`
+    : what;
 };
 
 const hookProblems = (v: unknown): string[] => {
