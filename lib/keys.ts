@@ -49,3 +49,19 @@ export const parseDaemonSetKey = (key: string): DaemonSetKey => {
   const [cluster, namespace, name] = parts as [string, string, string];
   return { cluster, namespace, name };
 };
+
+/** The prefix of a fleet rollout's work-queue key, `fleet:<policy>`. */
+const FLEET_KEY_PREFIX = 'fleet:';
+
+/** Returns the work-queue key of the fleet rollout of policy `name`. */
+export const formatFleetKey = (name: string): string =>
+  `${FLEET_KEY_PREFIX}${name}`;
+
+/**
+ * Returns the policy name a fleet rollout key names, or undefined for any
+ * other key (a DaemonSet key has no ':').
+ */
+export const fleetPolicyOf = (key: string): string | undefined =>
+  key.startsWith(FLEET_KEY_PREFIX)
+    ? key.slice(FLEET_KEY_PREFIX.length)
+    : undefined;

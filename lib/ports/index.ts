@@ -8,6 +8,7 @@
 export type * from './bridge.js';
 export type * from './deployment.js';
 export type * from './fleet.js';
+export type * from './fleet-rollouts.js';
 export type * from './guards.js';
 export type * from './plugin.js';
 export type * from './queue.js';
