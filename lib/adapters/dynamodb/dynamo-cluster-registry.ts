@@ -4,9 +4,10 @@
  * (`auth` as a map), so an operator can read and edit them in the console.
  * Records are validated on the way in and on the way out.
  *
- * `list` queries the sparse `registry` GSI on `kind` (only cluster items
- * carry it): it reads the records and nothing else, however many leases,
- * marks and node-index shards the table holds. The GSI is eventually
+ * `list` queries the sparse `registry` GSI for `kind = 'cluster'` (fleet
+ * rollout records carry a kind of their own): it reads the records and
+ * nothing else, however many leases, marks and node-index shards the table
+ * holds. The GSI is eventually
  * consistent: a record put a moment ago may be listed a second later.
  */
 import {

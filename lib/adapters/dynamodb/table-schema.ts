@@ -35,6 +35,10 @@ export const KeyPrefix = {
   lease: 'lease#',
   /** `cluster#<id>`: the cluster registry. */
   cluster: 'cluster#',
+  /** `fleet#<policy name>`: a fleet rollout's policy, state and controls. */
+  fleet: 'fleet#',
+  /** `fleetm#<cluster/ns/name>`: one DaemonSet a fleet rollout covers. */
+  fleetMember: 'fleetm#',
 } as const;
 export type KeyPrefix = (typeof KeyPrefix)[keyof typeof KeyPrefix];
 
@@ -44,8 +48,10 @@ export const partitionKey = (prefix: KeyPrefix, id: string): string =>
 
 /**
  * The registry's index: a sparse GSI keyed by `kind`, which only cluster
- * records carry, so the dispatcher lists the registry with one Query that
- * reads nothing else (a Scan reads every lease, mark and node-index shard).
+ * records (`cluster`) and fleet rollout records (`fleet-rollout`) carry, so
+ * the dispatcher lists the registry, and the fleet its rollouts, with one
+ * Query each that reads nothing else (a Scan reads every lease, mark and
+ * node-index shard).
  */
 export const REGISTRY_INDEX = 'registry';
 /** The attribute that tells registry items from state items (the GSI key). */

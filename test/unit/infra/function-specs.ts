@@ -29,8 +29,9 @@ const table = (...actions: string[]) =>
  */
 /**
  * The item kinds (partition-key prefixes) each function's table rights are
- * scoped to by `dynamodb:LeadingKeys`; role-grants.test.ts (integration)
- * records the keys the code really uses.
+ * scoped to by `dynamodb:LeadingKeys`, one list per Allow statement on the
+ * table; role-grants.test.ts (integration) records the keys the code really
+ * uses.
  */
 const BRIDGE_KEYS = [
   'budget#*',
@@ -58,7 +59,7 @@ export const FUNCTION_SPECS = [
     id: 'BridgeDispatch',
     key: 'bridgeDispatch',
     timeout: 30,
-    leadingKeys: ['lease#*'],
+    leadingKeys: [['lease#*']],
     grants: [
       ...logs('BridgeDispatchLogGroup'),
       // The registry's index (an Fn::Sub of the table's ARN).
@@ -73,14 +74,14 @@ export const FUNCTION_SPECS = [
     id: 'WatchBridge',
     key: 'watchBridge',
     timeout: 900,
-    leadingKeys: BRIDGE_KEYS,
+    leadingKeys: [BRIDGE_KEYS],
     grants: [...logs('WatchBridgeLogGroup'), ...bridgeGrants],
   },
   {
     id: 'EconomyBridge',
     key: 'economyBridge',
     timeout: 60,
-    leadingKeys: BRIDGE_KEYS,
+    leadingKeys: [BRIDGE_KEYS],
     grants: [...logs('EconomyBridgeLogGroup'), ...bridgeGrants],
   },
   {
@@ -88,12 +89,22 @@ export const FUNCTION_SPECS = [
     key: 'reconcile',
     timeout: 60,
     leadingKeys: [
-      ...['budget#*', 'cluster#*', 'exp#*', 'fence#*', 'fenced#*'],
-      ...['fight#*', 'fpb#*', 'health#*', 'q#*', 'slots#*'],
+      [
+        ...['budget#*', 'cluster#*', 'exp#*', 'fence#*', 'fenced#*'],
+        ...['fight#*', 'fpb#*', 'health#*', 'q#*', 'slots#*'],
+      ],
+      // Fleet rollouts: records and members read and updated, members
+      // also read in batches and removed.
+      ['fleet#*', 'fleetm#*'],
+      ['fleetm#*'],
     ],
     grants: [
       ...logs('ReconcileLogGroup'),
       ...table('GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'),
+      ...table('BatchGetItem'),
+      // The registry's index: a fleet sync lists the clusters.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
+      'dynamodb:Query ${StateTable.Arn}/index/registry',
       'sqs:ReceiveMessage WorkQueue',
       'sqs:DeleteMessage WorkQueue',
       'sqs:GetQueueAttributes WorkQueue',
@@ -109,7 +120,7 @@ export const FUNCTION_SPECS = [
     id: 'Requeue',
     key: 'requeue',
     timeout: 30,
-    leadingKeys: ['q#*'],
+    leadingKeys: [['q#*']],
     grants: [
       ...logs('RequeueLogGroup'),
       ...table('GetItem', 'UpdateItem'),

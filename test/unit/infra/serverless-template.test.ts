@@ -385,7 +385,9 @@ describe('serverless.yml', () => {
         )
         .map((st) => st.Condition?.['ForAllValues:StringLike']);
       // Assess
-      expect(scopes).toEqual([{ 'dynamodb:LeadingKeys': f.leadingKeys }]);
+      expect(scopes).toEqual(
+        f.leadingKeys.map((keys) => ({ 'dynamodb:LeadingKeys': keys }))
+      );
     }
   );
 
