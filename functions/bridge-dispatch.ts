@@ -1,4 +1,7 @@
-/** Lambda entry (every minute): launch the bridge turns the fleet needs. */
+/**
+ * Lambda entry (every minute): launch the bridge turns the fleet needs, and
+ * wake the fleet rollouts an operator changed.
+ */
 
 import {
   createObservability,
@@ -6,7 +9,10 @@ import {
 } from '../lib/adapters/powertools/lambda-observability.js';
 import { loadConfig } from '../lib/config.js';
 import { createBridgeDispatchHandler } from '../lib/handlers/bridge-dispatch-handler.js';
-import { createDispatchWiring } from '../lib/wiring/aws-dispatch.js';
+import {
+  createDispatchWiring,
+  createFleetWakeWiring,
+} from '../lib/wiring/aws-dispatch.js';
 
 const config = loadConfig();
 // The bridge's service: its alarms read the dispatcher's counts too.
@@ -17,6 +23,7 @@ const { logger, log, metrics, sink } = createObservability(
 
 export const handler = createBridgeDispatchHandler({
   dispatch: createDispatchWiring(config, log),
+  fleet: createFleetWakeWiring(config, log),
   config,
   logger,
   metrics,

@@ -33,6 +33,10 @@ export interface ClusterStepInput {
   frozen: boolean;
 }
 
+/** Why a cluster is Unknown. */
+export const UNKNOWN_REASON =
+  'the cluster is unreachable or has not reported recently';
+
 const fail = (cr: ClusterRollout, reason: string): void => {
   cr.phase = 'Failed';
   cr.reason = reason;
@@ -49,7 +53,7 @@ export const advanceCluster = (
   }
   if (o === undefined) {
     cr.phase = 'Unknown';
-    cr.reason = 'the cluster is unreachable or has not reported recently';
+    cr.reason = UNKNOWN_REASON;
     delete cr.stepAvailableAtMs;
     return;
   }

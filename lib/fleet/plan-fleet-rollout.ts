@@ -15,7 +15,11 @@
  * and a newer template supersedes it (it starts over, holding everything).
  */
 import { getScaledValueFromIntOrPercent } from '../reconcile/k8s/int-or-string.js';
-import { advanceCluster, nextClusterTimeMs } from './advance-cluster.js';
+import {
+  advanceCluster,
+  nextClusterTimeMs,
+  UNKNOWN_REASON,
+} from './advance-cluster.js';
 import type { FleetWave } from './fleet-policy.js';
 import type {
   ClusterRollout,
@@ -40,7 +44,7 @@ const waveFinished = (
       phase === 'Done' ||
       phase === 'Failed' ||
       (countUnknownAsFailed && phase === 'Unknown') ||
-      s.target[c] === undefined
+      (s.target[c] === undefined && phase !== 'Unknown')
     );
   });
 
@@ -80,7 +84,16 @@ const advanceWaves = (
       1
     );
     for (const c of members.clusters) {
-      if (s.target[c] === undefined) continue;
+      if (s.target[c] === undefined) {
+        // A member that has not shown the new template may be one that
+        // cannot: while it is silent its wave is not done.
+        if (freshObservation(input, c) === undefined) {
+          s.clusters[c] = { phase: 'Unknown', step: 0, reason: UNKNOWN_REASON };
+        } else if (s.clusters[c]?.phase === 'Unknown') {
+          delete s.clusters[c];
+        }
+        continue;
+      }
       const cr: ClusterRollout = s.clusters[c] ?? { phase: 'Pending', step: 0 };
       s.clusters[c] = cr;
       const inProgress = members.clusters.filter((x) =>
@@ -122,6 +135,11 @@ const settle = (
   input: FleetRolloutInput,
   notes: string[]
 ): void => {
+  if (s.aborted) {
+    if (s.phase !== 'Aborted') notes.push('aborted: every cluster held');
+    s.phase = 'Aborted';
+    return;
+  }
   const { policy } = input;
   const failed = Object.entries(s.clusters).filter(
     ([c, cr]) =>
@@ -138,7 +156,7 @@ const settle = (
     notes.push(`halted: ${s.haltReason}`);
     return;
   }
-  if (s.phase === 'Halted' || s.aborted) return;
+  if (s.phase === 'Halted') return;
   s.phase = s.paused ? 'Paused' : 'Progressing';
   const last = waves.at(-1)?.name;
   const allBaked = waves.every((w, i) => {
@@ -199,11 +217,12 @@ export const planFleetRollout = (
     const doneAt = s.waveDoneAtMs[w.name];
     if (doneAt !== undefined) times.push(doneAt + w.bakeMs);
   });
-  // While it runs, a member that stops reporting must turn Unknown.
+  // While it runs, the fleet sync looks at half the Unknown limit: it asks
+  // quiet members to report again, and one that stopped turns Unknown.
   const running = s.phase === 'Progressing' || s.phase === 'Paused';
   const next = Math.min(
     ...times.filter((t) => t > input.nowMs).map((t) => t - input.nowMs),
-    running ? input.unknownAfterMs : Number.POSITIVE_INFINITY
+    running ? input.unknownAfterMs / 2 : Number.POSITIVE_INFINITY
   );
   return {
     state: s,

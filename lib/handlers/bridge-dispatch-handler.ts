@@ -13,7 +13,12 @@ import {
   type DispatchReport,
   dispatchBridgeTurns,
 } from '../bridge/dispatch-bridge-turns.js';
+import {
+  type FleetWakeDeps,
+  wakeFleetRollouts,
+} from '../bridge/wake-fleet-rollouts.js';
 import type { Config } from '../config.js';
+import { toError } from '../errors.js';
 import type { MetricsSink } from '../ports/index.js';
 import { lambdaMiddy } from './lambda-middy.js';
 
@@ -25,11 +30,15 @@ export interface DispatchSummary {
   launchedClusters: string[];
   failedLaunches: number;
   failedClaims: number;
+  /** Fleet rollout keys put on the work queue (wake-fleet-rollouts.ts). */
+  fleetRolloutsWoken: number;
 }
 
 /** Returns the middy handler of the dispatcher function. */
 export const createBridgeDispatchHandler = (o: {
   dispatch: BridgeDispatchDeps;
+  /** Wakes fleet rollouts an operator changed (absent: none). */
+  fleet?: FleetWakeDeps;
   config: Pick<
     Config,
     | 'bridgeWatchSeconds'
@@ -58,13 +67,14 @@ export const createBridgeDispatchHandler = (o: {
         ...(o.tickMs ? { tickMs: o.tickMs } : {}),
         ...(o.leaseTtlMs ? { leaseTtlMs: o.leaseTtlMs } : {}),
       });
-      const summary = summarize(report);
+      const summary = summarize(report, await wakeFleet(o.fleet, o.logger));
       if (o.metrics) recordDispatchMetrics(o.metrics, summary);
       o.sink?.recordCheckpointAges(report.checkpointAges);
       if (
         summary.launchedTurns > 0 ||
         summary.failedLaunches > 0 ||
-        summary.failedClaims > 0
+        summary.failedClaims > 0 ||
+        summary.fleetRolloutsWoken > 0
       ) {
         o.logger.info('bridge turns launched', { ...summary });
       }
@@ -74,13 +84,31 @@ export const createBridgeDispatchHandler = (o: {
   return o.metrics ? handler.use(logMetrics(o.metrics)) : handler;
 };
 
-const summarize = (r: DispatchReport): DispatchSummary => ({
+/** Wakes fleet rollouts; a failure is logged, never fails the tick. */
+const wakeFleet = async (
+  fleet: FleetWakeDeps | undefined,
+  logger: Logger
+): Promise<number> => {
+  if (fleet === undefined) return 0;
+  try {
+    return await wakeFleetRollouts(fleet);
+  } catch (e) {
+    logger.error('fleet rollouts not listed', { error: toError(e).message });
+    return 0;
+  }
+};
+
+const summarize = (
+  r: DispatchReport,
+  fleetRolloutsWoken: number
+): DispatchSummary => ({
   clusters: r.clusters,
   invalidRecords: r.invalid.length,
   launchedTurns: r.launched.length,
   launchedClusters: r.launched.flatMap((t) => t.clusters.map((c) => c.cluster)),
   failedLaunches: r.failedLaunches,
   failedClaims: r.failedClaims,
+  fleetRolloutsWoken,
 });
 
 /**

@@ -112,3 +112,20 @@ export interface FleetRolloutStore {
   report(key: string, observation: MemberObservation): Promise<void>;
   removeMembers(keys: readonly string[]): Promise<void>;
 }
+
+/**
+ * What a member DaemonSet's sync sees of the fleet: the hold a fleet
+ * rollout puts on its key, and where it reports what it saw.
+ */
+export interface FleetMembership {
+  /** The key's member item; undefined when no fleet rollout covers it. */
+  memberOf(key: string): Promise<FleetMemberRecord | undefined>;
+  /**
+   * Writes the observation, and wakes the fleet rollout when it differs
+   * from the last one beyond its timestamp.
+   */
+  report(
+    member: FleetMemberRecord,
+    observation: MemberObservation
+  ): Promise<void>;
+}

@@ -10,6 +10,7 @@ import type {
   EventRecorder,
   ExpectationsStore,
   FailedPodBackoffStore,
+  FleetMembership,
   Logger,
   PodControl,
   RevisionControl,
@@ -52,6 +53,11 @@ export interface SyncDeps {
    * opted-in OnDelete DaemonSets (roll-on-delete.ts).
    */
   rollsOnDeleteOnly?: boolean;
+  /**
+   * Fleet rollouts: the hold a fleet rollout puts on the key, and where the
+   * sync reports what it saw. Absent (dry runs, CLI plans): no hold.
+   */
+  fleet?: FleetMembership;
 }
 
 /** One sync in progress. */

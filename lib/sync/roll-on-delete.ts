@@ -28,6 +28,7 @@ import {
 import { match, revisionHash } from '../reconcile/revision-hash.js';
 import { planRollingUpdate } from '../reconcile/rolling-update.js';
 import type { SyncContext } from './context.js';
+import { heldByFleet, readFleetMember, reportToFleet } from './fleet-hold.js';
 import { refreshUpdateStates } from './in-place.js';
 import { syncNodes } from './sync-nodes.js';
 
@@ -59,8 +60,10 @@ export const rollOnDelete = async (
   ctx: SyncContext
 ): Promise<number | undefined> => {
   const { ds, deps, key } = ctx;
-  const optIn = readOnDeleteOptIn(ds);
-  if (!optIn.optedIn || isDeleting(ds)) return undefined;
+  if (isDeleting(ds)) return undefined;
+  const member = await readFleetMember(ctx);
+  const optIn = readOnDeleteOptIn(ds, member !== undefined);
+  if (!optIn.optedIn) return undefined;
   if ('problems' in optIn) {
     // Nothing is deleted until the annotation is fixed; its edit wakes us.
     await deps.events.record(
@@ -82,11 +85,23 @@ export const rollOnDelete = async (
   // New pods with the KruisePodReady gate serve once it is set, paused or not.
   await refreshUpdateStates({ ...ctx, read: { ...ctx.read, pods: owned } });
   const nodes = await deps.reader.listNodes();
+  const byNode = getNodesToDaemonPods(owned, false);
+  const placement = placementOnce(asRollingUpdate(ds, optIn.controls));
+  await reportToFleet(ctx, member, {
+    nodes,
+    byNode,
+    revision: hash,
+    placement,
+  });
   if (optIn.controls.paused) return undefined;
   if (!(await deps.expectations.satisfiedExpectations(key))) return undefined;
-  const planned = asRollingUpdate(ds, optIn.controls);
-  const placement = placementOnce(planned);
-  const byNode = getNodesToDaemonPods(owned, false);
+  const planned = heldByFleet(
+    asRollingUpdate(ds, optIn.controls),
+    member,
+    hash,
+    nodes,
+    placement
+  );
   const plan = planRollingUpdate(
     planned,
     nodes,

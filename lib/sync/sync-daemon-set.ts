@@ -24,6 +24,7 @@ import {
   loadFailedPodBackoff,
   saveFailedPodBackoff,
 } from './failed-pod-backoff.js';
+import { heldByFleet, readFleetMember, reportToFleet } from './fleet-hold.js';
 import { cleanupHistory, constructHistory } from './history.js';
 import { refreshUpdateStates, updatePodsInPlace } from './in-place.js';
 import { rollOnDelete } from './roll-on-delete.js';
@@ -94,12 +95,13 @@ const updateDaemonSet = async (
   const byNode = await nodesToDaemonPods(ctx, false);
   await refreshUpdateStates(ctx);
   let rollRequeueMs: number | undefined;
+  const member = await readFleetMember(ctx);
   if (
     ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
     !isDaemonSetPaused(ctx.ds)
   ) {
     const plan = planRollingUpdate(
-      ctx.ds,
+      heldByFleet(ctx.ds, member, hash, nodes, ctx.placement),
       nodes,
       byNode,
       hash,
@@ -118,6 +120,12 @@ const updateDaemonSet = async (
     await syncNodes(ctx, { ...plan, podsToDelete }, hash);
     rollRequeueMs = plan.requeueAfterMs;
   }
+  await reportToFleet(ctx, member, {
+    nodes,
+    byNode,
+    revision: hash,
+    placement: ctx.placement,
+  });
   await cleanupHistory(ctx, old);
   return minDefined(requeueAfterMs, rollRequeueMs);
 };

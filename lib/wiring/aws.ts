@@ -15,6 +15,7 @@ import { DynamoClusterRegistry } from '../adapters/dynamodb/dynamo-cluster-regis
 import { DynamoClusterSyncSlots } from '../adapters/dynamodb/dynamo-cluster-sync-slots.js';
 import { DynamoExpectationsStore } from '../adapters/dynamodb/dynamo-expectations-store.js';
 import { DynamoFailedPodBackoffStore } from '../adapters/dynamodb/dynamo-failed-pod-backoff-store.js';
+import { DynamoFleetRolloutStore } from '../adapters/dynamodb/dynamo-fleet-rollout-store.js';
 import { DynamoNodeIndexStore } from '../adapters/dynamodb/dynamo-node-index-store.js';
 import { DynamoOwnershipStore } from '../adapters/dynamodb/dynamo-ownership-store.js';
 import { DynamoRequestBudget } from '../adapters/dynamodb/dynamo-request-budget.js';
@@ -94,6 +95,7 @@ export const createAwsWiring = (
     ownership: new DynamoOwnershipStore(table),
     leases: new DynamoBridgeLeaseStore(table),
     nodeIndex: new DynamoNodeIndexStore(table),
+    fleetRollouts: new DynamoFleetRolloutStore(table),
     clock,
     logger,
     metrics,

@@ -18,6 +18,7 @@ import type {
   ConnectCluster,
   ExpectationsStore,
   FailedPodBackoffStore,
+  FleetRolloutStore,
   Logger,
   MetricsSink,
   NodeIndexStore,
@@ -47,6 +48,8 @@ export interface ProductPorts {
   clock: Clock;
   logger: Logger;
   metrics: MetricsSink;
+  /** Where fleet rollouts keep their state (absent: none run). */
+  fleetRollouts?: FleetRolloutStore;
   /** The reconciler's fleet-wide knobs, where the wiring has them. */
   reconcile?: Pick<
     ReconcilerOptions,
@@ -84,6 +87,9 @@ export const composeProduct = (p: ProductPorts): Product => {
       clock,
       logger,
       metrics: p.metrics,
+      ...(p.fleetRollouts && {
+        fleet: { store: p.fleetRollouts, registry },
+      }),
       ...p.reconcile,
     }),
     bridge: {

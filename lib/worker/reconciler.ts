@@ -16,6 +16,7 @@
  * message, which may have been dead-lettered after that last receive.
  */
 import { randomUUID } from 'node:crypto';
+import { fleetPolicyOf } from '../keys.js';
 import { withFields } from '../logging.js';
 import { CLUSTER_DAEMON_SET_CONTROLLER } from '../policy/foreign-writes.js';
 import type {
@@ -30,11 +31,13 @@ import type {
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
+import { StoreFleetMembership } from '../sync/fleet-membership.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
 import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
+import { type FleetOptions, reconcileFleetKey } from './fleet-key.js';
 import { noteRedelivery, skipIfFenced } from './key-guards.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
@@ -92,6 +95,8 @@ export interface ReconcilerOptions {
   budget?: Pick<RequestBudget, 'takeUsage'>;
   /** Bounds each sync's Kubernetes requests by its deadline's signal. */
   requestScope?: RequestScope;
+  /** Fleet rollouts' store and the registry (absent: none run). */
+  fleet?: FleetOptions;
 }
 
 /** What one sync did. */
@@ -109,9 +114,16 @@ export class Reconciler {
   readonly #fights: FightGuard;
   readonly #breaker: ClusterBreaker;
   readonly #slotWaits = new SlotWaits();
+  readonly #membership: StoreFleetMembership | undefined;
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
+    this.#membership =
+      options.fleet &&
+      new StoreFleetMembership({
+        store: options.fleet.store,
+        queue: options.queue,
+      });
     this.#breaker = new ClusterBreaker(options);
     this.#fights = new FightGuard({
       store: options.ownership,
@@ -179,6 +191,11 @@ export class Reconciler {
       messageId: first.messageId,
       coalesced: records.length,
     });
+    const fleetPolicy = fleetPolicyOf(key);
+    if (fleetPolicy !== undefined) {
+      await noteRedelivery(this.#o.ledger, key, records, logger);
+      return reconcileFleetKey(this.#o, key, fleetPolicy, records, logger);
+    }
     const session = await resolveSession(this.#o, key, logger);
     if (session === undefined) return;
     // Before any guard that requeues the key without a sync: a requeue
@@ -264,6 +281,7 @@ export class Reconciler {
             logger,
             noteOwnPods: notingOwnPods(this.#o.queue, k),
             rollsOnDeleteOnly: session.record.ownership === 'apps/v1+OnDelete',
+            ...(this.#membership && { fleet: this.#membership }),
             readLatestNext: () => this.#o.ledger.requireLatest(k),
           });
         },

@@ -6,7 +6,7 @@
  * apart.
  */
 import { expect, it } from 'vitest';
-import { type FleetPolicy, parseFleetPolicy } from '#lib/fleet/fleet-policy.js';
+import type { FleetPolicy } from '#lib/fleet/fleet-policy.js';
 import {
   type FleetRolloutState,
   idleFleetRollout,
@@ -17,25 +17,20 @@ import {
   type FleetMemberRecord,
   type FleetRolloutStore,
 } from '#lib/ports/fleet-rollouts.js';
+import { testFleetPolicy } from './fleet-policies.js';
 
 /** Returns a valid policy named `name`, its waves named as given. */
 export const fleetPolicy = (
   name: string,
   waves: readonly string[] = ['canary', 'rest-of-fleet']
 ): FleetPolicy =>
-  parseFleetPolicy({
-    apiVersion: 'fleet.dsr.dev/v1alpha1',
-    kind: 'FleetRolloutPolicy',
-    metadata: { name },
-    spec: {
-      target: { namespace: 'kube-system', name: 'agent' },
-      clusters: { selector: { matchLabels: { fleet: 'yes' } } },
-      waves: waves.map((wave) => ({
-        name: wave,
-        clusters: { ids: [`${wave}-1`] },
-        nodeSteps: [{ partition: '50%', bake: '5m' }, { partition: 0 }],
-      })),
-    },
+  testFleetPolicy(name, {
+    clusters: { selector: { matchLabels: { fleet: 'yes' } } },
+    waves: waves.map((wave) => ({
+      name: wave,
+      clusters: { ids: [`${wave}-1`] },
+      nodeSteps: [{ partition: '50%', bake: '5m' }, { partition: 0 }],
+    })),
   });
 
 /** A rollout under way, as the fleet sync would save it. */

@@ -19,6 +19,8 @@ declare module 'vitest' {
     logDir: string;
     dynamodbEndpoint: string;
     sqsEndpoint: string;
+    /** The test bed's etcd: more clusters may share it under a prefix. */
+    etcdClientPort: number;
   }
 }
 
@@ -35,6 +37,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
   project.provide('binDir', binDir);
   project.provide('logDir', path.join(controlPlane.workDir, 'logs'));
+  project.provide('etcdClientPort', controlPlane.etcdClientPort);
   emulators = await startAwsEmulators(path.join(controlPlane.workDir, 'logs'));
   project.provide('dynamodbEndpoint', emulators.dynamodbEndpoint);
   project.provide('sqsEndpoint', emulators.sqsEndpoint);

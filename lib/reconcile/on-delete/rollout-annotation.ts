@@ -163,19 +163,37 @@ const gateProblems = (ds: DaemonSet, v: Record<string, unknown>): string[] => {
 
 /**
  * Returns whether the DaemonSet opted in to the OnDelete mode and, if so,
- * its controls or every reason they cannot be used.
+ * its controls or every reason they cannot be used. A DaemonSet a fleet
+ * rollout policy covers (`byFleet`) is opted in without the annotation,
+ * with the default controls (maxUnavailable 1).
  */
-export const readOnDeleteOptIn = (ds: DaemonSet): OnDeleteOptIn => {
+export const readOnDeleteOptIn = (
+  ds: DaemonSet,
+  byFleet = false
+): OnDeleteOptIn => {
   const annotations = ds.metadata?.annotations ?? {};
   const raw = annotations[ROLLOUT_ANNOTATION];
-  if (raw === undefined) return { optedIn: false };
+  if (raw === undefined && !byFleet) return { optedIn: false };
   const type = ds.spec?.updateStrategy?.type ?? 'RollingUpdate';
   if (type !== 'OnDelete') {
+    const who =
+      raw === undefined
+        ? 'a fleet rollout policy covers this DaemonSet, but the OnDelete mode'
+        : ROLLOUT_ANNOTATION;
     return {
       optedIn: true,
       problems: [
-        `${ROLLOUT_ANNOTATION} needs updateStrategy.type OnDelete, not ${type}: the cluster's DaemonSet controller rolls a ${type} DaemonSet itself; set updateStrategy.type: OnDelete (one Helm value) or remove the annotation`,
+        `${who} needs updateStrategy.type OnDelete, not ${type}: the cluster's DaemonSet controller rolls a ${type} DaemonSet itself; set updateStrategy.type: OnDelete (one Helm value) or ${raw === undefined ? 'leave it out of the policy' : 'remove the annotation'}`,
       ],
+    };
+  }
+  if (raw === undefined) {
+    return {
+      optedIn: true,
+      controls: {
+        maxUnavailable: 1,
+        paused: annotations[PAUSED_ANNOTATION] === 'true',
+      },
     };
   }
   let value: unknown;

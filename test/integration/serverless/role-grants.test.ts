@@ -2,15 +2,19 @@
  * Each function's role covers the calls its code makes. The serverless stack
  * runs with every function on SDK endpoints of its own, a recording proxy in
  * front of DynamoDB Local and one in front of fauxqs, through a DaemonSet's
- * create and rollout; every recorded call is then checked against that
- * function's role in the packaged template (role-grants.ts), as IAM would.
+ * create and a rollout under a fleet rollout policy; every recorded call
+ * is then checked against that function's role in the packaged template
+ * (role-grants.ts), as IAM would.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoFleetRolloutStore } from '#lib/adapters/dynamodb/dynamo-fleet-rollout-store.js';
+import { systemClock } from '#lib/adapters/system-clock.js';
 import { CountingProxy } from '../../bench/counting-proxy.js';
 import { reportLogOnFailure } from '../../helpers/failure-report.js';
+import { testFleetPolicy } from '../../helpers/fleet-policies.js';
 import { createAgentDaemonSet } from '../../testbed/kube-fixtures.js';
 import {
   type CfnTemplate,
@@ -103,10 +107,35 @@ describe('the functions’ roles', () => {
         ) && isConverged(s.admin, s.ns, s.nodes),
       60_000
     );
+    // The rollout runs under a fleet rollout policy, as `dsr fleet apply`
+    // stores it: the dispatcher wakes it, the fleet sync pins and releases
+    // the member, the member's syncs read its hold and report.
+    const fleet = new DynamoFleetRolloutStore({
+      client: s.stack.table.client,
+      tableName: s.stack.table.tableName,
+      clock: systemClock,
+    });
+    await fleet.applyPolicy(
+      testFleetPolicy('agent', {
+        target: { namespace: s.ns, name: 'agent' },
+        clusters: { ids: [s.stack.cluster] },
+        waves: [{ name: 'all', clusters: { ids: [s.stack.cluster] } }],
+      }),
+      'test',
+      systemClock.now()
+    );
+    await eventually(
+      'the member pinned',
+      async () =>
+        (await fleet.get('agent'))?.state.stable[s.stack.cluster] !== undefined,
+      60_000
+    );
     await setAgentImage(s.admin, s.ns, 'agent:2');
     await eventually(
       'the rollout',
-      () => isConverged(s.admin, s.ns, s.nodes, 'agent:2'),
+      async () =>
+        (await isConverged(s.admin, s.ns, s.nodes, 'agent:2')) &&
+        (await fleet.get('agent'))?.state.phase === 'Done',
       90_000
     );
     await s.stack.stopBridge();

@@ -26,7 +26,10 @@ import { createRequeueHandler } from '#lib/handlers/requeue-handler.js';
 import { createWatchBridgeHandler } from '#lib/handlers/watch-bridge-handler.js';
 import type { BridgeTurn, Clock, ClusterRecord } from '#lib/ports/index.js';
 import { type AwsWiring, createAwsWiring } from '#lib/wiring/aws.js';
-import { createDispatchWiring } from '#lib/wiring/aws-dispatch.js';
+import {
+  createDispatchWiring,
+  createFleetWakeWiring,
+} from '#lib/wiring/aws-dispatch.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import { createTestTable, type TestTable } from '../../helpers/dynamo-table.js';
 import { EsmPoller } from '../../helpers/esm-poller.js';
@@ -302,6 +305,11 @@ export class ServerlessStack {
         ...this.#clientOverrides(this.#o.dispatchEndpoints),
         launcher: { launch },
       }),
+      fleet: createFleetWakeWiring(
+        this.config,
+        this.logger,
+        this.#clientOverrides(this.#o.dispatchEndpoints)
+      ),
       config: this.config,
       logger: silent,
       tickMs: this.#o.dispatchTickMs ?? DISPATCH_TICK_MS,
@@ -357,7 +365,7 @@ export class ServerlessStack {
   async registerCluster(
     id: string,
     kubeconfigPath: string,
-    o: Pick<ClusterRecord, 'ownership' | 'bridgeMode'> = {
+    o: Pick<ClusterRecord, 'ownership' | 'bridgeMode' | 'labels'> = {
       ownership: 'apps/v1',
       bridgeMode: 'watch',
     }

@@ -112,6 +112,7 @@ export const emittedMetrics = (): EmittedMetrics => {
       launchedClusters: ['c1'],
       failedLaunches: 0,
       failedClaims: 0,
+      fleetRolloutsWoken: 0,
     });
     metrics.publishStoredMetrics();
   });

@@ -59,13 +59,16 @@ export const FUNCTION_SPECS = [
     id: 'BridgeDispatch',
     key: 'bridgeDispatch',
     timeout: 30,
-    leadingKeys: [['lease#*']],
+    // Leases; the dirty marks of the fleet rollout keys it wakes.
+    leadingKeys: [['lease#*'], ['q#*']],
     grants: [
       ...logs('BridgeDispatchLogGroup'),
-      // The registry's index (an Fn::Sub of the table's ARN).
+      // The registry's index (an Fn::Sub of the table's ARN), which also
+      // lists the fleet rollout records.
       // biome-ignore lint/suspicious/noTemplateCurlyInString: an Fn::Sub string
       'dynamodb:Query ${StateTable.Arn}/index/registry',
-      ...table('BatchGetItem', 'UpdateItem'),
+      ...table('BatchGetItem', 'UpdateItem', 'GetItem'),
+      'sqs:SendMessage WorkQueue',
       'lambda:InvokeFunction WatchBridgeLambdaFunction',
       'lambda:InvokeFunction EconomyBridgeLambdaFunction',
     ],

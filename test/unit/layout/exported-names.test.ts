@@ -56,7 +56,8 @@ const privateTwins = (modules: readonly Module[]): string[] => {
 const libModules = (): Module[] =>
   sourceFiles('lib').map((file) => ({ file, names: topLevelNames(file) }));
 
-describe('exported names in lib/', () => {
+// Whole-tree scans: a loaded machine (coverage, a build) can take seconds.
+describe('exported names in lib/', { timeout: 60_000 }, () => {
   it('gives each exported name to one file only', () => {
     // Act
     const shared = sharedExports(libModules());

@@ -58,7 +58,8 @@ const sourceGraph = (): Graph =>
     ])
   );
 
-describe('the import graph of lib/ and functions/', () => {
+// Whole-tree scans: a loaded machine (coverage, a build) can take seconds.
+describe('the import graph of lib/ and functions/', { timeout: 60_000 }, () => {
   it('has no file-level cycle, counting type-only imports', () => {
     // Prepare
     const graph = sourceGraph();

@@ -6,7 +6,7 @@
  * planner promises.
  */
 import { describe, expect, it } from 'vitest';
-import { type FleetPolicy, parseFleetPolicy } from '#lib/fleet/fleet-policy.js';
+import type { FleetPolicy } from '#lib/fleet/fleet-policy.js';
 import {
   type FleetRolloutState,
   idleFleetRollout,
@@ -15,42 +15,37 @@ import {
 } from '#lib/fleet/fleet-rollout-state.js';
 import { fleetPartitionFloor } from '#lib/fleet/member-decisions.js';
 import { planFleetRollout } from '#lib/fleet/plan-fleet-rollout.js';
+import { testFleetPolicy } from '../../../helpers/fleet-policies.js';
 
 const MIN = 60_000;
 
 /** Four clusters in three waves, 10 nodes each; bakes of 5 and 10 minutes. */
 const policyOf = (spec: Record<string, unknown> = {}): FleetPolicy =>
-  parseFleetPolicy({
-    apiVersion: 'fleet.dsr.dev/v1alpha1',
-    kind: 'FleetRolloutPolicy',
-    metadata: { name: 'agent' },
-    spec: {
-      target: { namespace: 'kube-system', name: 'agent' },
-      clusters: { selector: { matchLabels: { fleet: 'yes' } } },
-      waves: [
-        {
-          name: 'canary',
-          clusters: { ids: ['c1'] },
-          nodeSteps: [
-            { partition: '50%', bake: '5m' },
-            { partition: 0, bake: '5m' },
-          ],
-          bake: '10m',
-        },
-        {
-          name: 'early',
-          clusters: { ids: ['c2'] },
-          nodeSteps: [{ partition: 0, bake: '5m' }],
-        },
-        {
-          name: 'rest',
-          clusters: { selector: { matchLabels: { fleet: 'yes' } } },
-          maxConcurrentClusters: 1,
-        },
-      ],
-      health: { progressDeadline: '15m' },
-      ...spec,
-    },
+  testFleetPolicy('agent', {
+    clusters: { selector: { matchLabels: { fleet: 'yes' } } },
+    waves: [
+      {
+        name: 'canary',
+        clusters: { ids: ['c1'] },
+        nodeSteps: [
+          { partition: '50%', bake: '5m' },
+          { partition: 0, bake: '5m' },
+        ],
+        bake: '10m',
+      },
+      {
+        name: 'early',
+        clusters: { ids: ['c2'] },
+        nodeSteps: [{ partition: 0, bake: '5m' }],
+      },
+      {
+        name: 'rest',
+        clusters: { selector: { matchLabels: { fleet: 'yes' } } },
+        maxConcurrentClusters: 1,
+      },
+    ],
+    health: { progressDeadline: '15m' },
+    ...spec,
   });
 
 interface SimCluster {
@@ -344,6 +339,23 @@ describe('planFleetRollout', () => {
     expect(waited).toBeUndefined();
     expect(sim.notes).toContain('wave early waits for approval');
     expect(sim.on('c2', 'r2')).toBe(10);
+  });
+
+  it('holds every cluster where it stands once aborted', () => {
+    // Prepare
+    const sim = new FleetSim(policyOf(), ['c1', 'c2']);
+    sim.step();
+    sim.apply('r2');
+    sim.run(MIN);
+    const c1 = sim.on('c1', 'r2');
+    // Act
+    sim.state.aborted = true;
+    sim.run(60 * MIN);
+    // Assess
+    expect(sim.state.phase).toBe('Aborted');
+    expect(sim.notes.filter((n) => n.startsWith('aborted'))).toHaveLength(1);
+    expect(sim.on('c1', 'r2')).toBe(c1);
+    expect(sim.firstRelease('c2')).toBeUndefined();
   });
 
   it('starts over when a newer template supersedes the rollout', () => {

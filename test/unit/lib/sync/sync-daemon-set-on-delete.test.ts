@@ -172,6 +172,20 @@ describe('syncDaemonSet (native OnDelete mode)', () => {
     expect(oldPods(h)).toBe(3);
   });
 
+  it('deletes nothing while the DaemonSet is being deleted', async () => {
+    // Prepare
+    const { h, ds } = await launch(3, { maxUnavailable: 3 });
+    setImage(h, ds, 'foo2/bar2');
+    await clusterController(h, ds);
+    const s = stored(h, ds);
+    s.metadata = { ...s.metadata, deletionTimestamp: '2026-12-02T00:00:00Z' };
+    // Act
+    const wrote = await product(h, ds);
+    // Assess
+    expect(wrote.deletes).toBe(0);
+    expect(oldPods(h)).toBe(3);
+  });
+
   it('waits for the cluster’s controller to record the new revision', async () => {
     // Prepare: the template changed, the cluster's controller has not synced.
     const { h, ds } = await launch(3, { maxUnavailable: 3 });
