@@ -2,6 +2,7 @@
  * The ports of the fleet: registered clusters and how to reach them, their
  * shared API budget, health and ownership fences, and metrics.
  */
+import type { RolloutPhase } from '../fleet/fleet-rollout-state.js';
 import type { ClusterWatch } from './bridge.js';
 import type {
   ClusterReader,
@@ -158,6 +159,8 @@ export interface MetricsSink {
   recordClusterUnhealthy(cluster: string, failures: number): void;
   /** Reports a cluster fenced because another controller is active. */
   recordControllerConflict(cluster: string): void;
+  /** Counts one fleet rollout sync by the phase it left the rollout in. */
+  recordFleetRollout(policy: string, phase: RolloutPhase): void;
 }
 
 /** The attributes of one permission (SelfSubjectAccessReview). */

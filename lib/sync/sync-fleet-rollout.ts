@@ -17,6 +17,7 @@ import type {
   FleetRolloutState,
   MemberDecision,
   MemberObservation,
+  RolloutPhase,
 } from '../fleet/fleet-rollout-state.js';
 import { planFleetRollout } from '../fleet/plan-fleet-rollout.js';
 import { formatDaemonSetKey } from '../keys.js';
@@ -32,6 +33,11 @@ import type {
   WorkQueue,
 } from '../ports/index.js';
 import type { SyncResult } from './sync-daemon-set.js';
+
+/** What one fleet sync returns: when to look again, and the phase. */
+export interface FleetSyncResult extends SyncResult {
+  phase?: RolloutPhase;
+}
 
 /** A member report older than this makes its cluster Unknown. */
 export const UNKNOWN_AFTER_MS = 120_000;
@@ -87,7 +93,7 @@ const sameHealth = (a: MemberHealth, b: MemberHealth): boolean =>
 export const syncFleetRollout = async (
   name: string,
   deps: FleetSyncDeps
-): Promise<SyncResult> => {
+): Promise<FleetSyncResult> => {
   const record = await deps.store.get(name);
   if (record === undefined) {
     deps.logger.debug('fleet rollout policy not found; nothing to do');
@@ -180,5 +186,6 @@ export const syncFleetRollout = async (
   }
   for (const key of toWake) await deps.queue.add(key);
   const { requeueAfterMs } = plan;
-  return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+  const phase = plan.state.phase;
+  return requeueAfterMs === undefined ? { phase } : { requeueAfterMs, phase };
 };

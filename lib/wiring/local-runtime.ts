@@ -23,6 +23,7 @@ import { systemClock } from '../adapters/system-clock.js';
 import { abortableSleep } from '../bridge/abortable-sleep.js';
 import { runClusterBridge } from '../bridge/cluster-bridge.js';
 import { toError } from '../errors.js';
+import type { RolloutPhase } from '../fleet/fleet-rollout-state.js';
 import type {
   CheckpointAge,
   ClusterConnection,
@@ -58,6 +59,11 @@ export class LocalMetrics implements MetricsSink {
   readonly checkpointAgesMs = new Map<string, number>();
   recordCheckpointAges(ages: readonly CheckpointAge[]): void {
     for (const a of ages) this.checkpointAgesMs.set(a.cluster, a.ageMs);
+  }
+  /** Each fleet rollout's phase after its last sync. */
+  readonly fleetRollouts = new Map<string, RolloutPhase>();
+  recordFleetRollout(policy: string, phase: RolloutPhase): void {
+    this.fleetRollouts.set(policy, phase);
   }
   recordControllerConflict(cluster: string): void {
     this.conflicts.add(cluster);

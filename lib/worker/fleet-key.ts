@@ -5,6 +5,7 @@
  * applies: the fleet sync reads only the state table.
  */
 
+import type { RolloutPhase } from '../fleet/fleet-rollout-state.js';
 import type {
   Clock,
   Logger,
@@ -48,18 +49,23 @@ export const reconcileFleetKey = async (
   }
   const { fleet } = o;
   const started = o.clock.now();
+  let phase: RolloutPhase | undefined;
   const result = await processKey(key, {
     ledger: o.ledger,
     queue: o.queue,
     logger,
-    sync: () =>
-      syncFleetRollout(name, {
+    sync: async () => {
+      const synced = await syncFleetRollout(name, {
         ...fleet,
         queue: o.queue,
         clock: o.clock,
         logger,
-      }),
+      });
+      phase = synced.phase;
+      return synced;
+    },
   });
+  if (phase !== undefined) o.metrics.recordFleetRollout(name, phase);
   reportSync(
     o,
     { cluster: FLEET_METRIC_CLUSTER, records, started, result },

@@ -10,6 +10,7 @@
  * which the alarms watch, stay.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { RolloutPhase } from '../../fleet/fleet-rollout-state.js';
 import type {
   CheckpointAge,
   MetricsSink,
@@ -97,6 +98,21 @@ export class PowertoolsMetricsSink implements MetricsSink {
   recordControllerConflict(cluster: string): void {
     const metrics = this.#metrics(cluster);
     metrics.addMetric('ControllerConflicts', MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+  }
+
+  /**
+   * FleetRollouts by `phase` (the fleet-wide series the halt alarm
+   * watches); the policy is a property of the blob.
+   */
+  recordFleetRollout(policy: string, phase: RolloutPhase): void {
+    const metrics = new Metrics({
+      namespace: this.#namespace,
+      serviceName: this.#serviceName,
+    });
+    metrics.addDimension('phase', phase);
+    metrics.addMetadata('fleetRollout', policy);
+    metrics.addMetric('FleetRollouts', MetricUnit.Count, 1);
     metrics.publishStoredMetrics();
   }
 

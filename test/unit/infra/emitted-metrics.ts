@@ -87,6 +87,7 @@ export const emittedMetrics = (): EmittedMetrics => {
       });
       s.recordClusterUnhealthy('c1', 1);
       s.recordControllerConflict('c1');
+      s.recordFleetRollout('agent', 'Halted');
       s.recordPoison('malformed-key');
       s.recordInvalidClusterRecord('c1');
     }

@@ -123,6 +123,7 @@ describe('serverless.yml', () => {
       'ControllerConflictAlarm',
       'DelayDeadLetterQueueAlarm',
       'EconomyBridgeErrorRateAlarm',
+      'FleetRolloutHaltedAlarm',
       'ReconcileErrorRateAlarm',
       'ReconcileHeartbeatAlarm',
       'RequeueErrorRateAlarm',
@@ -508,6 +509,23 @@ describe('serverless.yml', () => {
           },
         ],
       },
+    });
+  });
+
+  it('alarms on a halted fleet rollout', () => {
+    // Act
+    const alarm = resource(t, 'FleetRolloutHaltedAlarm').Properties ?? {};
+    // Assess
+    expect(alarm).toMatchObject({
+      Namespace: 'ServerlessDaemonSet',
+      MetricName: 'FleetRollouts',
+      Dimensions: [
+        { Name: 'service', Value: 'reconcile' },
+        { Name: 'phase', Value: 'Halted' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
     });
   });
 
