@@ -40,7 +40,12 @@ import { eventually } from './stack.js';
 const ADMIN = 'e2e-admin';
 const NAME = 'agent';
 
-type Event = { reason?: string; type?: string; message?: string };
+type Event = {
+  reason?: string;
+  type?: string;
+  message?: string;
+  reportingComponent?: string;
+};
 
 describe('serverless runtime: native OnDelete DaemonSets beside kube-controller-manager’s DaemonSet controller', () => {
   let s: E2eScenario;
@@ -219,6 +224,16 @@ describe('serverless runtime: native OnDelete DaemonSets beside kube-controller-
     expect(await images('plain')).toEqual(Array(5).fill('agent:1'));
     expect(s.stack.metrics.creates).toBe(0);
     expect(s.stack.metrics.deletes).toBeGreaterThanOrEqual(5);
+    // Each delete is told on the DaemonSet as upstream's controller tells it.
+    const deletes = (await eventsOf(NAME)).filter(
+      (e) =>
+        e.reason === 'SuccessfulDelete' && e.reportingComponent === USER_AGENT
+    );
+    expect(deletes.length).toBeGreaterThanOrEqual(5);
+    for (const e of deletes) {
+      expect(e).toMatchObject({ type: 'Normal' });
+      expect(e.message).toMatch(/^Deleted pod: /);
+    }
   });
 
   it('holds a partition’s old pods, then releases them', async () => {
