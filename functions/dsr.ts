@@ -4,12 +4,15 @@
  * that kubectl finds it as a plugin.
  *
  *   npx dsr clusters list --stage prod          # the registry (AWS side)
+ *   npx dsr fleet status node-agent --stage prod # fleet rollouts (AWS side)
  *   kubectl dsr plan kube-system/node-agent     # a cluster (kubeconfig side)
  *
- * `clusters` talks to the state table; every other command to a cluster.
+ * `clusters` and `fleet` talk to the state table; every other command to a
+ * cluster.
  */
 import './require-node.js';
 import { runClusters } from './clusters.js';
+import { runFleet } from './fleet.js';
 import { runKubectlDsr } from './kubectl-dsr.js';
 
 const [first, ...rest] = process.argv.slice(2);
@@ -22,7 +25,9 @@ process.once('SIGINT', () => {
 const out =
   first === 'clusters'
     ? await runClusters(rest)
-    : await runKubectlDsr(process.argv.slice(2), interrupted.signal);
+    : first === 'fleet'
+      ? await runFleet(rest)
+      : await runKubectlDsr(process.argv.slice(2), interrupted.signal);
 process.stdout.write(out.stdout);
 process.stderr.write(out.stderr);
 // Exit at once: keep-alive sockets of the SDK and of a timed-out check must

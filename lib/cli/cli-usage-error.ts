@@ -1,4 +1,7 @@
-/** The error the cluster registry CLI throws for bad arguments. */
+/**
+ * The error the AWS-side CLIs (`dsr clusters`, `dsr fleet`) throw for bad
+ * arguments.
+ */
 import { ReconcilerError } from '../errors.js';
 
 /**

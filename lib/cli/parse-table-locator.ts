@@ -19,6 +19,14 @@ export interface TableTarget {
  */
 export type TableLocator = TableTarget | { stage: string; region?: string };
 
+/** The options that locate the table, as node:util `parseArgs` takes them. */
+export const TABLE_LOCATOR_OPTIONS = {
+  table: { type: 'string' },
+  stage: { type: 'string' },
+  region: { type: 'string' },
+  endpoint: { type: 'string' },
+} as const;
+
 /** The options this part reads (parseArgs values). */
 interface LocatorValues {
   table?: string | undefined;

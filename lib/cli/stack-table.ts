@@ -16,6 +16,14 @@ export const SERVICE_NAME = 'serverless-daemonset-reconciler';
 /** The stack output naming the state table (infra/resources/outputs.yml). */
 export const STATE_TABLE_OUTPUT = 'StateTableName';
 
+/** The usage lines of the options that locate the table (`--table` …). */
+export const TABLE_LOCATOR_USAGE = `  --table NAME          the state table (default: $TABLE_NAME)
+  --stage NAME          instead of --table: the table of the deployed stage
+                        NAME (output ${STATE_TABLE_OUTPUT} of stack
+                        ${SERVICE_NAME}-NAME)
+  --region R            AWS region (default: $AWS_REGION)
+  --endpoint URL        DynamoDB endpoint (e.g. DynamoDB Local)`;
+
 /** Returns the name of a stage's CloudFormation stack. */
 export const stackNameOf = (stage: string): string =>
   `${SERVICE_NAME}-${stage}`;

@@ -7,6 +7,7 @@
 import type { ClusterRecord } from '../../ports/index.js';
 import { CliUsageError } from '../cli-usage-error.js';
 import type { TableLocator, TableTarget } from '../parse-table-locator.js';
+import { failed, type Outcome } from '../render-output.js';
 import { checkCluster } from './check-cluster.js';
 import { clusterRecordFromOptions } from './cluster-record-from-options.js';
 import {
@@ -16,7 +17,6 @@ import {
 } from './clusters-cli-deps.js';
 import type { RegistryCommand } from './clusters-command.js';
 import { describeAuth, formatCheck } from './format-clusters-output.js';
-import { failed, type Outcome } from './render-output.js';
 
 type AddCommand = Extract<RegistryCommand, { name: 'add' }>;
 

@@ -3,12 +3,7 @@
  * options, where the registry is and how to print the outcome.
  */
 import type { TableLocator } from '../parse-table-locator.js';
-
-/**
- * How a command prints: lines for people (`text`; `wide` adds columns to
- * `list`), or one document (`json`, `yaml`), errors included.
- */
-export type OutputFormat = 'text' | 'wide' | 'json' | 'yaml';
+import type { OutputFormat } from '../render-output.js';
 
 /** The options of `add`, as given (validated by clusterRecordFromOptions). */
 export interface AddOptions {

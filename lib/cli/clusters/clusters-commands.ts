@@ -6,6 +6,7 @@
  */
 import type { ClusterRecord, InvalidClusterRecord } from '../../ports/index.js';
 import type { TableTarget } from '../parse-table-locator.js';
+import { failed, type Outcome } from '../render-output.js';
 import { addCluster } from './add-cluster.js';
 import { checkCluster } from './check-cluster.js';
 import {
@@ -20,7 +21,6 @@ import {
   formatClusterTable,
 } from './format-clusters-output.js';
 import { relabel } from './label-cluster.js';
-import { failed, type Outcome } from './render-output.js';
 import { clusterStates, runtimeState } from './runtime-state.js';
 
 export type {

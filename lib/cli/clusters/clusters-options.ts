@@ -2,14 +2,12 @@
  * The options of `dsr clusters`, as node:util `parseArgs` takes them,
  * and which command takes which.
  */
+import { TABLE_LOCATOR_OPTIONS } from '../parse-table-locator.js';
 import type { CommandName } from './clusters-command.js';
 
 /** Every option of every command. */
 export const OPTIONS = {
-  table: { type: 'string' },
-  stage: { type: 'string' },
-  region: { type: 'string' },
-  endpoint: { type: 'string' },
+  ...TABLE_LOCATOR_OPTIONS,
   output: { type: 'string', short: 'o' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

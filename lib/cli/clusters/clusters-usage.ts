@@ -4,7 +4,7 @@
  * with, pointing at the right one.
  */
 
-import { SERVICE_NAME } from '../stack-table.js';
+import { TABLE_LOCATOR_USAGE } from '../stack-table.js';
 import type { CommandName } from './clusters-command.js';
 
 const RUN = 'npx dsr clusters';
@@ -12,12 +12,7 @@ const RUN = 'npx dsr clusters';
 /** The options every command takes; `list` also prints `-o wide`. */
 const commonOptions = (name: CommandName | undefined): string => `
 options of every command:
-  --table NAME          the state table (default: $TABLE_NAME)
-  --stage NAME          instead of --table: the table of the deployed stage
-                        NAME (output StateTableName of stack
-                        ${SERVICE_NAME}-NAME)
-  --region R            AWS region (default: $AWS_REGION)
-  --endpoint URL        DynamoDB endpoint (e.g. DynamoDB Local)
+${TABLE_LOCATOR_USAGE}
   -o, --output FORMAT   ${name === 'list' ? 'wide, json or yaml' : name === undefined ? 'json or yaml (list: also wide)' : 'json or yaml'}; --json is -o json
   -h, --help            this text
 `;

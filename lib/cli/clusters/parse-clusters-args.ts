@@ -3,12 +3,18 @@
  * with node:util `parseArgs` (strict), then checked per command, so an option
  * that does not apply is an error instead of being silently ignored.
  */
-import { parseArgs } from 'node:util';
 import { CliUsageError } from '../cli-usage-error.js';
+import {
+  checkOptionsApply,
+  helpAskedFor,
+  oneOfCommands,
+  parseCommandLine,
+} from '../parse-args-problems.js';
 import {
   checkKubeconfigTarget,
   tableLocatorOf,
 } from '../parse-table-locator.js';
+import type { OutputFormat } from '../render-output.js';
 import {
   type AddOptions,
   type ClustersCommand,
@@ -16,65 +22,22 @@ import {
   type CommandName,
   DEFAULT_CHECK_TIMEOUT_SECONDS,
   MAX_CHECK_TIMEOUT_SECONDS,
-  type OutputFormat,
 } from './clusters-command.js';
 import {
   COMMAND_OPTIONS,
   COMMON_OPTIONS,
-  isCommand,
   OPTIONS,
-  type OptionName,
 } from './clusters-options.js';
-import { parseArgsProblems } from './parse-args-problems.js';
 
-/** Returns options and positionals; unknown options throw. */
-const parseStrict = (argv: readonly string[]) =>
-  parseArgs({
-    args: [...argv],
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-  });
+/** Returns options and positionals; a refused one is a CliUsageError. */
+const parseOrThrow = (argv: readonly string[]) =>
+  parseCommandLine(argv, OPTIONS);
 
-type Values = ReturnType<typeof parseStrict>['values'];
-
-/** Returns the parsed command line; a parse error becomes a CliUsageError. */
-const parseOrThrow = (argv: readonly string[]) => {
-  try {
-    return parseStrict(argv);
-  } catch (cause) {
-    // parseArgs names the offending option; no argument is a secret.
-    const message = cause instanceof Error ? cause.message : String(cause);
-    throw new CliUsageError(parseArgsProblems(argv, OPTIONS, message), {
-      cause,
-    });
-  }
-};
+type Values = ReturnType<typeof parseOrThrow>['values'];
 
 /** Returns the command's name; a missing or unknown one is a usage error. */
-const commandNameOf = (name: string | undefined): CommandName => {
-  if (isCommand(name)) return name;
-  const names = `${COMMAND_NAMES.slice(0, -1).join(', ')} or ${COMMAND_NAMES.at(-1)}`;
-  throw new CliUsageError([
-    name === undefined
-      ? `give a command: ${names}`
-      : `unknown command ${JSON.stringify(name)}: use ${names}`,
-  ]);
-};
-
-/** Records the options that do not apply to the command. */
-const checkOptions = (
-  name: CommandName,
-  values: Values,
-  problems: string[]
-): void => {
-  const allowed = [...COMMON_OPTIONS, ...COMMAND_OPTIONS[name]];
-  for (const option of Object.keys(values) as OptionName[]) {
-    if (!allowed.includes(option)) {
-      problems.push(`--${option} does not apply to ${name}`);
-    }
-  }
-};
+const commandNameOf = (name: string | undefined): CommandName =>
+  oneOfCommands(name, COMMAND_NAMES, 'command');
 
 /** Returns the output format (`-o`, `--json`), recording a wrong one. */
 const outputOf = (
@@ -191,15 +154,12 @@ export const parseClustersArgs = (
 ): ClustersCommand => {
   const { values, positionals } = parseOrThrow(argv);
   const [first, ...extra] = positionals;
-  if (first === 'help' || values.help) {
-    // `help add`, `add --help`, `--help`.
-    const [topic, ...more] = first === 'help' ? extra : positionals;
-    if (more.length > 0) {
-      throw new CliUsageError([`unexpected argument(s): ${more.join(' ')}`]);
-    }
-    return topic === undefined
+  // `help add`, `add --help`, `--help`.
+  const help = helpAskedFor(positionals, values.help);
+  if (help !== undefined) {
+    return help.topic === undefined
       ? { name: 'help' }
-      : { name: 'help', topic: commandNameOf(topic) };
+      : { name: 'help', topic: commandNameOf(help.topic) };
   }
   const name = commandNameOf(first);
   const problems: string[] = [];
@@ -209,7 +169,12 @@ export const parseClustersArgs = (
   if (name !== 'label' && extra.length > 0) {
     problems.push(`unexpected argument(s): ${extra.join(' ')}`);
   }
-  checkOptions(name, values, problems);
+  checkOptionsApply(
+    name,
+    values,
+    [...COMMON_OPTIONS, ...COMMAND_OPTIONS[name]],
+    problems
+  );
   const output = outputOf(name, values, problems);
   const target = tableLocatorOf(values, env, problems);
   if (name === 'add') checkKubeconfigTarget(values, problems);

@@ -6,7 +6,14 @@
  * instead of printing, so tests call it directly.
  */
 import { CliUsageError } from '../cli-usage-error.js';
+import { invocationHints, refusedCommandLine } from '../parse-args-problems.js';
 import type { TableTarget } from '../parse-table-locator.js';
+import {
+  type CliOutput,
+  failedWith,
+  printOutcome,
+  usageFailure,
+} from '../render-output.js';
 import { resolveTable, type StackOutputsFor } from '../stack-table.js';
 import {
   type ClustersCliDeps,
@@ -14,48 +21,19 @@ import {
 } from './clusters-commands.js';
 import { isCommand, OPTIONS } from './clusters-options.js';
 import { helpCommandOf, usageOf } from './clusters-usage.js';
-import { invocationHints } from './parse-args-problems.js';
 import { parseClustersArgs } from './parse-clusters-args.js';
-import {
-  failedWith,
-  type Outcome,
-  renderOutcome,
-  usageFailure,
-} from './render-output.js';
 
-export { USAGE_EXIT_CODE } from './render-output.js';
-
-/** What one run prints, and how it exits. */
-export interface CliOutput {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Returns what `outcome` prints in `format`, on stdout or (errors) stderr. */
-const print = (
-  outcome: Outcome,
-  format: Parameters<typeof renderOutcome>[1]
-): CliOutput => {
-  const text = renderOutcome(outcome, format);
-  return {
-    exitCode: outcome.exitCode,
-    stdout: outcome.error ? '' : text,
-    stderr: outcome.error ? text : '',
-  };
-};
+export type { CliOutput } from '../render-output.js';
+export { USAGE_EXIT_CODE } from '../render-output.js';
 
 /**
  * Returns the output of a refused command line: its problems and where
- * the help is (the command's, when `argv` names one), as JSON or YAML when
- * `argv` asks for it.
+ * the help is (the command's, when `argv` names one).
  */
-const refused = (argv: readonly string[], e: CliUsageError): CliOutput => {
-  const hints = invocationHints(argv, OPTIONS);
-  const first = hints.first === 'help' ? undefined : hints.first;
-  const help = helpCommandOf(isCommand(first) ? first : undefined);
-  return print(usageFailure(e.problems, help), hints.output);
-};
+const refused = (argv: readonly string[], e: CliUsageError): CliOutput =>
+  refusedCommandLine(argv, OPTIONS, e.problems, (first) =>
+    helpCommandOf(isCommand(first) ? first : undefined)
+  );
 
 /**
  * Runs one invocation: `argv` are the arguments after `dsr clusters`,
@@ -81,7 +59,7 @@ export const runClustersCli = async (
     command = parseClustersArgs(argv, env);
   } catch (e) {
     if (e instanceof CliUsageError) return refused(argv, e);
-    return print(failedWith(e), invocationHints(argv, OPTIONS).output);
+    return printOutcome(failedWith(e), invocationHints(argv, OPTIONS).output);
   }
   if (command.name === 'help') {
     return { exitCode: 0, stdout: usageOf(command.topic), stderr: '' };
@@ -89,12 +67,12 @@ export const runClustersCli = async (
   try {
     const table = await resolveTable(command.target, stackOutputsFor);
     const outcome = await runClustersCommand(command, table, depsFor(table));
-    return print(outcome, command.output);
+    return printOutcome(outcome, command.output);
   } catch (e) {
     if (e instanceof CliUsageError) {
       const help = helpCommandOf(command.name);
-      return print(usageFailure(e.problems, help), command.output);
+      return printOutcome(usageFailure(e.problems, help), command.output);
     }
-    return print(failedWith(e), command.output);
+    return printOutcome(failedWith(e), command.output);
   }
 };

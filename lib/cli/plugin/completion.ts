@@ -28,7 +28,7 @@ const VALUE_FLAGS = spellings(
 /** The POSIX function both shells run: words so far → candidates. */
 const candidates = (): string => {
   const tops = [
-    ...new Set([...VERBS.map((v) => v.path[0]), 'clusters', 'help']),
+    ...new Set([...VERBS.map((v) => v.path[0]), 'clusters', 'fleet', 'help']),
   ].join(' ');
   const flagCases = VERBS.map(
     (v) => `      '${v.path.join(' ')}') list='${spellings(flagsOf(v))}' ;;`

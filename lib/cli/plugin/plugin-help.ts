@@ -79,6 +79,10 @@ export const PLUGIN_USAGE = [
       'clusters',
       "The reconcilers' cluster registry in AWS ('dsr clusters --help').",
     ] as const,
+    [
+      'fleet',
+      "Fleet rollouts across the registered clusters ('dsr fleet --help').",
+    ] as const,
   ]),
   '',
   'Global options:',

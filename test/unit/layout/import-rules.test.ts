@@ -41,19 +41,35 @@ const probes: Probe[] = [
   {
     dir: 'lib/cli/plugin',
     from: '../clusters/add-cluster.js',
-    refused: 'two CLIs',
+    refused: "share only lib/cli's own files",
   },
   {
     dir: 'lib/cli/clusters',
     from: '../plugin/run-plugin.js',
-    refused: 'two CLIs',
+    refused: "share only lib/cli's own files",
   },
   {
     dir: 'lib/cli/clusters',
     from: '../../adapters/kube/kube-http.js',
     refused: 'take their adapters',
   },
+  {
+    dir: 'lib/cli/fleet',
+    from: '../clusters/clusters-usage.js',
+    refused: "share only lib/cli's own files",
+  },
+  {
+    dir: 'lib/cli/clusters',
+    from: '../fleet/run-fleet-cli.js',
+    refused: "share only lib/cli's own files",
+  },
+  {
+    dir: 'lib/cli/fleet',
+    from: '../../adapters/dynamodb/dynamo-fleet-rollout-store.js',
+    refused: 'take their adapters',
+  },
   { dir: 'lib/cli/plugin', from: '../parse-table-locator.js' },
+  { dir: 'lib/cli/fleet', from: '../render-output.js' },
   { dir: 'lib/fleet', from: '../worker/reconciler.js', refused: 'pure core' },
   {
     dir: 'lib/fleet',

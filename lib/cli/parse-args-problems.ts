@@ -2,9 +2,12 @@
  * What node:util `parseArgs` refused, in one short line per problem instead
  * of its own messages ("Unknown option '-o'. To specify a positional
  * argument starting with a '-', place it at the end of the command after
- * '--', as in '-- "-o"'), with the option the operator probably meant.
+ * '--', as in '-- "-o"'), with the option the operator probably meant; and
+ * the strict parse the AWS-side CLIs (`dsr clusters`, `dsr fleet`) share.
  */
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CliUsageError } from './cli-usage-error.js';
+import { type CliOutput, printOutcome, usageFailure } from './render-output.js';
 
 /** The options of a command line, as parseArgs takes them. */
 export type OptionSpecs = Readonly<
@@ -141,4 +144,101 @@ export const invocationHints = (
         : 'text';
   const [first] = positionals;
   return { ...(first === undefined ? {} : { first }), output };
+};
+
+/**
+ * Returns the options and positionals of `argv` (strict: an unknown option
+ * or a missing value is refused); a refusal becomes one CliUsageError with
+ * a line per problem.
+ *
+ * @example
+ * const { values, positionals } = parseCommandLine(argv, OPTIONS);
+ */
+export const parseCommandLine = <
+  O extends NonNullable<ParseArgsConfig['options']>,
+>(
+  argv: readonly string[],
+  options: O
+) => {
+  try {
+    return parseArgs({
+      args: [...argv],
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (cause) {
+    // parseArgs names the offending option; no argument is a secret.
+    const message = cause instanceof Error ? cause.message : String(cause);
+    throw new CliUsageError(parseArgsProblems(argv, options, message), {
+      cause,
+    });
+  }
+};
+
+/**
+ * Returns `name` when it is one of `names` (the CLI's commands, called
+ * `what`); a missing or unknown one is a CliUsageError listing them.
+ */
+export const oneOfCommands = <N extends string>(
+  name: string | undefined,
+  names: readonly N[],
+  what: string
+): N => {
+  if (names.includes(name as N)) return name as N;
+  const list = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  throw new CliUsageError([
+    name === undefined
+      ? `give a ${what}: ${list}`
+      : `unknown ${what} ${JSON.stringify(name)}: use ${list}`,
+  ]);
+};
+
+/** Records each option given that the command `name` does not take. */
+export const checkOptionsApply = (
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  allowed: readonly string[],
+  problems: string[]
+): void => {
+  for (const option of Object.keys(given)) {
+    if (!allowed.includes(option)) {
+      problems.push(`--${option} does not apply to ${name}`);
+    }
+  }
+};
+
+/**
+ * Returns the output of a command line a parser refused (`problems`):
+ * each problem, and where the help is (`helpOf` the first positional
+ * argument, the command's name when it is one), as JSON or YAML when
+ * `argv` asks for it.
+ */
+export const refusedCommandLine = (
+  argv: readonly string[],
+  options: OptionSpecs,
+  problems: readonly string[],
+  helpOf: (first: string | undefined) => string
+): CliOutput => {
+  const hints = invocationHints(argv, options);
+  const first = hints.first === 'help' ? undefined : hints.first;
+  return printOutcome(usageFailure(problems, helpOf(first)), hints.output);
+};
+
+/**
+ * Returns what help the command line asks for: `{ topic }` for `help X`
+ * or `X --help`, `{}` for `help` or `--help`, undefined for none; more
+ * words after the topic are a CliUsageError.
+ */
+export const helpAskedFor = (
+  positionals: readonly string[],
+  helpFlag: boolean | undefined
+): { topic?: string } | undefined => {
+  const [first, ...rest] = positionals;
+  if (first !== 'help' && !helpFlag) return undefined;
+  const [topic, ...more] = first === 'help' ? rest : positionals;
+  if (more.length > 0) {
+    throw new CliUsageError([`unexpected argument(s): ${more.join(' ')}`]);
+  }
+  return topic === undefined ? {} : { topic };
 };

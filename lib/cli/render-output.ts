@@ -1,11 +1,24 @@
 /**
- * How a `clusters` run prints what it has to say in the format asked for:
- * lines for people, or one JSON or YAML document, failures included, so a
- * script that asked for `-o json` never has to parse `error: …` text.
+ * How a run of the AWS-side CLIs (`dsr clusters`, `dsr fleet`) prints what
+ * it has to say in the format asked for: lines for people, or one JSON or
+ * YAML document, failures included, so a script that asked for `-o json`
+ * never has to parse `error: …` text.
  */
 import { dump } from 'js-yaml';
-import { describeError } from '../describe-error.js';
-import type { OutputFormat } from './clusters-command.js';
+import { describeError } from './describe-error.js';
+
+/**
+ * How a command prints: lines for people (`text`; `wide` adds columns to
+ * a list), or one document (`json`, `yaml`), errors included.
+ */
+export type OutputFormat = 'text' | 'wide' | 'json' | 'yaml';
+
+/** What one run prints, and how it exits. */
+export interface CliOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** A command's outcome: human lines, the document, the exit code. */
 export interface Outcome {
@@ -45,6 +58,19 @@ export const renderOutcome = (
   format === 'json' || format === 'yaml'
     ? serialize(outcome.json, format)
     : outcome.lines.map((line) => `${line}\n`).join('');
+
+/** Returns what `outcome` prints in `format`, on stdout or (errors) stderr. */
+export const printOutcome = (
+  outcome: Outcome,
+  format: OutputFormat
+): CliOutput => {
+  const text = renderOutcome(outcome, format);
+  return {
+    exitCode: outcome.exitCode,
+    stdout: outcome.error ? '' : text,
+    stderr: outcome.error ? text : '',
+  };
+};
 
 /**
  * Returns the outcome of an error a command threw: every aggregated error
