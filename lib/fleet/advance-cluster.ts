@@ -31,6 +31,11 @@ export interface ClusterStepInput {
   nowMs: number;
   /** Nothing starts or advances (paused, halted, aborted). */
   frozen: boolean;
+  /**
+   * The wave has not yet baked: a done cluster is still judged, so a pod
+   * that breaks after it was available fails it before the next wave.
+   */
+  watching: boolean;
 }
 
 /** Why a cluster is Unknown. */
@@ -48,9 +53,9 @@ export const advanceCluster = (
   input: ClusterStepInput
 ): void => {
   const { policy, wave, observed: o, nowMs } = input;
-  if (cr.phase === 'Done' || cr.phase === 'Failed' || cr.phase === 'Pending') {
-    return;
-  }
+  const done = cr.phase === 'Done';
+  if (cr.phase === 'Failed' || cr.phase === 'Pending') return;
+  if (done && !input.watching) return;
   if (o === undefined) {
     cr.phase = 'Unknown';
     cr.reason = UNKNOWN_REASON;
@@ -58,6 +63,7 @@ export const advanceCluster = (
     return;
   }
   if (o.revision !== input.target) {
+    if (done) return;
     cr.phase = 'Progressing';
     cr.reason = 'waits for the target template to be applied';
     return;
@@ -75,7 +81,13 @@ export const advanceCluster = (
     );
     return;
   }
+  if (done && o.updatedAvailable >= need) return;
   if (o.updatedAvailable < need) {
+    if (done) {
+      // Available once, no longer: its deadline starts again now.
+      cr.stepStartedAtMs = nowMs;
+      delete cr.doneAtMs;
+    }
     delete cr.stepAvailableAtMs;
     cr.phase = 'Progressing';
     cr.reason = `${o.updatedAvailable} of ${need} nodes run an available pod of the target revision`;

@@ -26,11 +26,30 @@ export interface MemberView {
   nowMs: number;
 }
 
-const nodeHealthy = (node: Node): boolean =>
-  node.spec?.unschedulable !== true &&
-  (node.status?.conditions ?? []).some(
-    (c) => c.type === 'Ready' && c.status === 'True'
+/**
+ * The taints Kubernetes puts on a node that is NotReady, unreachable or
+ * cordoned (node lifecycle controller, TaintNodesByCondition). The
+ * product's reads keep a node's taints but not its status, so the taints
+ * tell a broken node.
+ */
+const BROKEN_NODE_TAINTS = [
+  'node.kubernetes.io/not-ready',
+  'node.kubernetes.io/unreachable',
+  'node.kubernetes.io/unschedulable',
+];
+
+const nodeHealthy = (node: Node): boolean => {
+  const conditions = node.status?.conditions;
+  return (
+    node.spec?.unschedulable !== true &&
+    !(node.spec?.taints ?? []).some((t) =>
+      BROKEN_NODE_TAINTS.includes(t.key)
+    ) &&
+    // Read without its status (the cache): its taints alone tell.
+    (conditions === undefined ||
+      conditions.some((c) => c.type === 'Ready' && c.status === 'True'))
   );
+};
 
 /** Returns whether a pod broke the restart or waiting-reason gate. */
 export const brokeHealthGate = (pod: Pod, health: MemberHealth): boolean =>

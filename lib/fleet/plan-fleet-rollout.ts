@@ -107,6 +107,7 @@ const advanceWaves = (
         notes.push(`${c}: wave ${wave.name} starts`);
       }
       const before = cr.phase;
+      const doneAt = s.waveDoneAtMs[wave.name];
       advanceCluster(cr, {
         policy,
         wave,
@@ -114,6 +115,7 @@ const advanceWaves = (
         observed: freshObservation(input, c),
         nowMs,
         frozen,
+        watching: doneAt === undefined || nowMs < doneAt + wave.bakeMs,
       });
       if (
         cr.phase !== before &&
@@ -122,7 +124,11 @@ const advanceWaves = (
         notes.push(`${c}: ${cr.phase}${cr.reason ? ` (${cr.reason})` : ''}`);
       }
     }
-    if (!waveFinished(s, members.clusters, countUnknown)) return;
+    if (!waveFinished(s, members.clusters, countUnknown)) {
+      // A cluster judged again during the wave's bake: it bakes anew.
+      delete s.waveDoneAtMs[wave.name];
+      return;
+    }
     s.waveDoneAtMs[wave.name] ??= nowMs;
     if (nowMs < (s.waveDoneAtMs[wave.name] as number) + wave.bakeMs) return;
   }

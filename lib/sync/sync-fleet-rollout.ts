@@ -12,7 +12,7 @@
  * but reachable cluster never turns Unknown; one that cannot sync does.
  */
 
-import type { FleetPolicy } from '../fleet/fleet-policy.js';
+import { fleetMembersOf } from '../fleet/fleet-members.js';
 import type {
   FleetRolloutState,
   MemberDecision,
@@ -23,7 +23,6 @@ import { planFleetRollout } from '../fleet/plan-fleet-rollout.js';
 import { formatDaemonSetKey } from '../keys.js';
 import type {
   Clock,
-  ClusterRecord,
   ClusterRegistry,
   FleetControls,
   FleetMemberRecord,
@@ -52,12 +51,6 @@ export interface FleetSyncDeps {
   /** Overrides UNKNOWN_AFTER_MS (tests, the local run). */
   unknownAfterMs?: number;
 }
-
-/** Returns whether a cluster can run the policy's kind. */
-const runsKind = (policy: FleetPolicy, record: ClusterRecord): boolean =>
-  policy.target.kind === 'AdvancedDaemonSet'
-    ? record.ownership === 'apps.dsr.dev/v1beta1'
-    : record.ownership !== 'apps.dsr.dev/v1beta1';
 
 /** Returns the state with the operator's controls of its rollout applied. */
 export const withControls = (
@@ -103,7 +96,7 @@ export const syncFleetRollout = async (
   const nowMs = deps.clock.now();
   const unknownAfterMs = deps.unknownAfterMs ?? UNKNOWN_AFTER_MS;
   const { records } = await deps.registry.list();
-  const registered = records.filter((r) => runsKind(policy, r));
+  const registered = fleetMembersOf(policy, records);
   const keyOf = (cluster: string) =>
     formatDaemonSetKey({
       cluster,
@@ -125,7 +118,7 @@ export const syncFleetRollout = async (
   const state = withControls(record.state, record.controls);
   const plan = planFleetRollout({
     policy,
-    members: fits.map((r) => ({ id: r.id, labels: r.labels ?? {} })),
+    members: fits,
     observations,
     state,
     nowMs,

@@ -60,10 +60,12 @@ export class LocalMetrics implements MetricsSink {
   recordCheckpointAges(ages: readonly CheckpointAge[]): void {
     for (const a of ages) this.checkpointAgesMs.set(a.cluster, a.ageMs);
   }
-  /** Each fleet rollout's phase after its last sync. */
+  /** Each fleet rollout's phase after its last sync, and the syncs run. */
   readonly fleetRollouts = new Map<string, RolloutPhase>();
+  fleetSyncs = 0;
   recordFleetRollout(policy: string, phase: RolloutPhase): void {
     this.fleetRollouts.set(policy, phase);
+    this.fleetSyncs++;
   }
   recordControllerConflict(cluster: string): void {
     this.conflicts.add(cluster);

@@ -14,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClustersArgs } from '#lib/cli/clusters/parse-clusters-args.js';
+import { parseFleetArgs } from '#lib/cli/fleet/parse-fleet-args.js';
 import { parseLocalRunArgs } from '#lib/cli/local-run-options.js';
 import { parsePluginArgs } from '#lib/cli/plugin/parse-plugin-args.js';
 import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
@@ -107,6 +108,11 @@ const CHECKS: [RegExp, Check][] = [
       expect(() =>
         parseClustersArgs(argv.slice(3).map(sample), {})
       ).not.toThrow(),
+  ],
+  [
+    /^npx dsr fleet /,
+    (argv) =>
+      expect(() => parseFleetArgs(argv.slice(3).map(sample), {})).not.toThrow(),
   ],
   [
     /^kubectl dsr /,

@@ -6,14 +6,21 @@
  * cluster ends on it. The policy goes in as `dsr fleet apply` stores it;
  * the dispatcher's tick wakes it, as in a deployment.
  */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoClusterRegistry } from '#lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoFleetRolloutStore } from '#lib/adapters/dynamodb/dynamo-fleet-rollout-store.js';
 import type { KubeHttp } from '#lib/adapters/kube/client/kube-http.js';
 import { systemClock } from '#lib/adapters/system-clock.js';
+import { runFleetCli } from '#lib/cli/fleet/run-fleet-cli.js';
 import { ControlPlane } from '#lib/local-cluster/control-plane.js';
 import { createNodes } from '#lib/local-cluster/simulated-nodes.js';
+import type { Pod } from '#lib/reconcile/k8s/types.js';
 import { reportLogOnFailure } from '../../helpers/failure-report.js';
-import { testFleetPolicy } from '../../helpers/fleet-policies.js';
 import {
   createAgentDaemonSet,
   createNamespace,
@@ -32,12 +39,43 @@ interface Member {
   nodes: string[];
 }
 
+/** The API server's times of `image`'s pods: first created, last Ready. */
+const podTimesOf = (pods: readonly Pod[], image: string) => {
+  const of = pods.filter((p) => p.spec?.containers[0]?.image === image);
+  return {
+    firstCreatedMs: Math.min(
+      ...of.map((p) => Date.parse(p.metadata?.creationTimestamp ?? ''))
+    ),
+    lastReadyMs: Math.max(
+      ...of.map((p) =>
+        Date.parse(
+          p.status?.conditions?.find((c) => c.type === 'Ready')
+            ?.lastTransitionTime ?? ''
+        )
+      )
+    ),
+  };
+};
+
 describe('serverless runtime: fleet rollout across four clusters', () => {
   let s: E2eScenario;
   reportLogOnFailure(() => s?.stack?.logger);
   const planes: ControlPlane[] = [];
   const members: Member[] = [];
   let store: DynamoFleetRolloutStore;
+  /** `npx dsr fleet ARGV…` on the stack's table, as an operator runs it. */
+  const fleet = (argv: string[]) =>
+    runFleetCli([...argv, '--table', s.stack.table.tableName], {}, () => ({
+      store,
+      registry: new DynamoClusterRegistry({
+        client: s.stack.table.client,
+        tableName: s.stack.table.tableName,
+        clock: systemClock,
+        cacheTtlMs: 0,
+      }),
+      clock: systemClock,
+      readTextFile: (file) => readFileSync(file, 'utf8'),
+    }));
 
   beforeAll(async () => {
     s = await E2eScenario.start('sls-fleet', {
@@ -82,6 +120,54 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
     });
   }, 300_000);
 
+  const podTimes = async (m: Member, image: string) =>
+    podTimesOf(await livePodsOf(m.http, s.ns, 'agent'), image);
+
+  /**
+   * Plays a broken kubelet on `m`: each pod of `image` not yet broken
+   * reports not Ready, its container waiting for `reason`.
+   */
+  const breakPods = async (m: Member, image: string, reason: string) => {
+    const pods = await livePodsOf(m.http, s.ns, 'agent');
+    for (const p of pods) {
+      const c = p.status?.containerStatuses?.[0];
+      if (p.spec?.containers[0]?.image !== image || c?.state?.waiting) continue;
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const condition = (type: string, status: string) => ({
+        type,
+        status,
+        lastTransitionTime: now,
+      });
+      await m.http.request(
+        'break pod',
+        'PATCH',
+        `/api/v1/namespaces/${s.ns}/pods/${p.metadata?.name}/status`,
+        {
+          body: JSON.stringify({
+            status: {
+              conditions: [
+                condition('Initialized', 'True'),
+                condition('Ready', 'False'),
+                condition('ContainersReady', 'False'),
+              ],
+              containerStatuses: [
+                {
+                  name: 'c',
+                  image,
+                  imageID: '',
+                  ready: false,
+                  restartCount: reason === 'CrashLoopBackOff' ? 5 : 0,
+                  state: { waiting: { reason } },
+                },
+              ],
+            },
+          }),
+          contentType: 'application/merge-patch+json',
+        }
+      );
+    }
+  };
+
   afterAll(async () => {
     await s?.close();
     for (const m of members.slice(1)) m.http.close();
@@ -104,20 +190,35 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
       string,
       string,
     ];
-    const policy = testFleetPolicy('agent', {
-      target: { namespace: s.ns, name: 'agent' },
-      clusters: { ids: [c0, c1, c2, c3] },
-      waves: [
-        { name: 'canary', clusters: { ids: [c0] }, bake: '3s' },
-        { name: 'early', clusters: { ids: [c1] }, bake: '3s' },
-        {
-          name: 'rest',
-          clusters: { ids: [c2, c3] },
-          maxConcurrentClusters: 2,
+    const policyFile = join(
+      await mkdtemp(join(tmpdir(), 'dsr-fleet-')),
+      'agent.yaml'
+    );
+    await writeFile(
+      policyFile,
+      dump({
+        apiVersion: 'fleet.dsr.dev/v1alpha1',
+        kind: 'FleetRolloutPolicy',
+        metadata: { name: 'agent' },
+        spec: {
+          target: { namespace: s.ns, name: 'agent' },
+          clusters: { ids: [c0, c1, c2, c3] },
+          waves: [
+            { name: 'canary', clusters: { ids: [c0] }, bake: '3s' },
+            { name: 'early', clusters: { ids: [c1] }, bake: '3s' },
+            {
+              name: 'rest',
+              clusters: { ids: [c2, c3] },
+              maxConcurrentClusters: 2,
+            },
+          ],
+          health: { progressDeadline: '10s' },
         },
-      ],
-    });
-    await store.applyPolicy(policy, 'test', systemClock.now());
+      })
+    );
+    const applied = await fleet(['apply', '-f', policyFile]);
+    expect(applied).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(applied.stdout).toContain('fleetrolloutpolicy/agent created');
     await eventually(
       'every member pinned',
       async () =>
@@ -127,6 +228,8 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
       200
     );
     // Act: GitOps applies agent:2 to every cluster at once.
+    const before = { ...s.stack.metrics };
+    const startedAt = systemClock.now();
     for (const m of members) await setAgentImage(m.http, s.ns, 'agent:2');
     const firstNew = new Map<string, number>();
     const done = new Map<string, number>();
@@ -150,12 +253,24 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
       240_000,
       100
     );
-    // Assess
+    // Assess: by the test's clock, and by the API servers' timestamps
+    // (whole seconds: a second's slack).
     const at = (map: Map<string, number>, id: string) => map.get(id) ?? 0;
     expect(at(firstNew, c1)).toBeGreaterThanOrEqual(at(done, c0) + BAKE_MS / 2);
     for (const c of [c2, c3]) {
       expect(at(firstNew, c)).toBeGreaterThanOrEqual(
         at(done, c1) + BAKE_MS / 2
+      );
+    }
+    const [t0, t1, t2, t3] = await Promise.all(
+      members.map((m) => podTimes(m, 'agent:2'))
+    );
+    expect(t1?.firstCreatedMs).toBeGreaterThanOrEqual(
+      (t0?.lastReadyMs ?? 0) + BAKE_MS - 1_000
+    );
+    for (const t of [t2, t3]) {
+      expect(t?.firstCreatedMs).toBeGreaterThanOrEqual(
+        (t1?.lastReadyMs ?? 0) + BAKE_MS - 1_000
       );
     }
     await eventually(
@@ -168,5 +283,77 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
     expect(Object.values(record?.state.stable ?? {})).toHaveLength(4);
     expect(new Set(Object.values(record?.state.stable ?? {})).size).toBe(1);
     expect(record?.history.map((h) => h.note)).toContain('rollout done');
+    const status = await fleet(['status', 'agent']);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).toMatch(/Done/);
+    console.info(
+      `$ npx dsr fleet status agent --table it-state\n${status.stdout}`
+    );
+    const m = s.stack.metrics;
+    console.info(
+      `rollout of 4 clusters in 3 waves: ${systemClock.now() - startedAt} ms; ` +
+        `${m.fleetSyncs - before.fleetSyncs} fleet syncs, ` +
+        `${m.syncs - before.syncs} syncs in all, ` +
+        `${m.deletes - before.deletes} pods deleted, ${m.creates - before.creates} created`
+    );
   }, 400_000);
+
+  it.each([
+    [
+      'its pods report CrashLoopBackOff',
+      'agent:crash',
+      'CrashLoopBackOff',
+      'failed the health gates',
+    ],
+    [
+      'its pods are never Ready',
+      'agent:stuck',
+      'ContainerCreating',
+      'progress deadline 10s passed',
+    ],
+  ])(
+    'halts a bad image in the first wave when %s: no pod of it in a later wave',
+    async (_, image, reason, why) => {
+      // Prepare
+      const [canary, ...later] = members as [Member, ...Member[]];
+      const before = (await store.get('agent'))?.state.startedAtMs ?? 0;
+      // Act: GitOps applies the bad image everywhere; the canary's kubelet
+      // (the test) reports its pods broken.
+      for (const m of members) await setAgentImage(m.http, s.ns, image);
+      let laterBad = 0;
+      await eventually(
+        'the rollout halted',
+        async () => {
+          await breakPods(canary, image, reason);
+          for (const m of later) {
+            laterBad += (await livePodsOf(m.http, s.ns, 'agent')).filter(
+              (p) => p.spec?.containers[0]?.image === image
+            ).length;
+          }
+          // Halted, in the rollout of this image (started after `before`).
+          const state = (await store.get('agent'))?.state;
+          return state?.phase === 'Halted' && (state.startedAtMs ?? 0) > before;
+        },
+        120_000,
+        200
+      );
+      // Assess
+      const record = await store.get('agent');
+      expect(record?.state.haltReason).toContain(canary.id);
+      expect(record?.state.clusters[canary.id]).toMatchObject({
+        phase: 'Failed',
+        reason: expect.stringContaining(why),
+      });
+      expect(laterBad).toBe(0);
+      for (const m of later) {
+        expect(
+          (await livePodsOf(m.http, s.ns, 'agent')).filter(
+            (p) => p.spec?.containers[0]?.image === image
+          )
+        ).toEqual([]);
+      }
+      expect(s.stack.metrics.fleetRollouts.get('agent')).toBe('Halted');
+    },
+    300_000
+  );
 });

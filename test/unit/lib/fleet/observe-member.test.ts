@@ -85,6 +85,43 @@ describe('observeMember', () => {
     });
   });
 
+  it('tells a broken node by its taints when read without its status, as the product reads nodes', () => {
+    // Prepare: the cache keeps names, labels and taints only.
+    const taint = (key: string) => ({ key, effect: 'NoSchedule' });
+    const nodes: Node[] = [
+      { metadata: { name: 'a' }, spec: {} },
+      {
+        metadata: { name: 'b' },
+        spec: { taints: [taint('node.kubernetes.io/not-ready')] },
+      },
+      {
+        metadata: { name: 'c' },
+        spec: { taints: [taint('node.kubernetes.io/unschedulable')] },
+      },
+      {
+        metadata: { name: 'd' },
+        spec: { taints: [taint('example.com/dedicated')] },
+      },
+    ];
+    const crashing = () =>
+      pod('new', { ready: false, waiting: 'CrashLoopBackOff' });
+    const byNode = new Map<string, Pod[]>(
+      ['a', 'b', 'c', 'd'].map((n) => [n, [crashing()]])
+    );
+    // Act
+    const o = observeMember({
+      nodes,
+      byNode,
+      placement: () => ({ shouldRun: true, shouldContinueRunning: true }),
+      revision: 'new',
+      minReadySeconds: 0,
+      health,
+      nowMs: 5,
+    });
+    // Assess
+    expect(o).toMatchObject({ desired: 4, failedNodes: 2, excludedNodes: 2 });
+  });
+
   it('judges restarts above the limit and listed waiting reasons only', () => {
     expect(brokeHealthGate(pod('x', { restarts: 3 }), health)).toBe(false);
     expect(brokeHealthGate(pod('x', { restarts: 4 }), health)).toBe(true);

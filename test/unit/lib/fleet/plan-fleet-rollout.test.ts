@@ -51,6 +51,8 @@ const policyOf = (spec: Record<string, unknown> = {}): FleetPolicy =>
 interface SimCluster {
   id: string;
   revision: string;
+  /** Nodes whose pod breaks the health gates (the member reports them). */
+  failedNodes?: number;
   /** Revision each node runs, by index. */
   nodes: string[];
   healthyRevisions: Set<string>;
@@ -106,7 +108,7 @@ class FleetSim {
         updatedAvailable: healthy
           ? c.nodes.filter((n) => n === c.revision).length
           : 0,
-        failedNodes: 0,
+        failedNodes: c.failedNodes ?? 0,
         excludedNodes: 0,
       });
     }
@@ -236,6 +238,43 @@ describe('planFleetRollout', () => {
         n.startsWith('halted: 1 clusters failed (budget 0)')
       )
     ).toBe(true);
+  });
+
+  it('fails a done cluster whose pods break during its wave’s bake, before the next wave', () => {
+    // Prepare
+    const sim = new FleetSim(policyOf(), ['c1', 'c2']);
+    sim.step();
+    sim.apply('r2');
+    sim.run(12 * MIN);
+    const done = sim.state.clusters.c1?.phase;
+    // Act: the canary's pods crash during the canary wave's 10-m bake.
+    (sim.clusters.get('c1') as SimCluster).failedNodes = 1;
+    sim.run(20 * MIN);
+    // Assess
+    expect(done).toBe('Done');
+    expect(sim.state.clusters.c1?.phase).toBe('Failed');
+    expect(sim.state.phase).toBe('Halted');
+    expect(sim.firstRelease('c2')).toBeUndefined();
+  });
+
+  it('bakes a wave anew when a done cluster’s pods stop being available during the bake', () => {
+    // Prepare
+    const sim = new FleetSim(policyOf(), ['c1', 'c2']);
+    sim.step();
+    sim.apply('r2');
+    sim.run(12 * MIN);
+    const c1 = sim.clusters.get('c1') as SimCluster;
+    // Act: unavailable for 5 minutes (under the 15-m deadline), then back.
+    c1.healthyRevisions.delete('r2');
+    sim.run(5 * MIN);
+    const during = sim.state.clusters.c1?.phase;
+    c1.healthyRevisions.add('r2');
+    const back = sim.nowMs;
+    sim.run(40 * MIN);
+    // Assess
+    expect(during).toBe('Progressing');
+    expect(sim.firstRelease('c2')).toBeGreaterThanOrEqual(back + 10 * MIN);
+    expect(sim.on('c2', 'r2')).toBe(10);
   });
 
   it('fails a cluster at once when more nodes break the health gates than its budget', () => {

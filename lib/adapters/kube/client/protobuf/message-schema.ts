@@ -46,7 +46,21 @@ export interface MessageField extends FieldBase {
   kind: 'message';
   message: MessageSchema;
   repeated?: true;
+  /**
+   * Left out when none of its kept fields is set (a container's state
+   * keeps only `waiting`: a running container has no state here).
+   */
+  omitEmpty?: true;
 }
+
+/** Returns whether `field` is a message left out when it keeps nothing. */
+const omittedEmpty = (field: FieldSchema, value: unknown): boolean =>
+  field.kind === 'message' &&
+  field.omitEmpty === true &&
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.keys(value).length === 0;
 
 export type FieldSchema = ScalarField | MapField | MessageField;
 
@@ -120,7 +134,8 @@ export function projectMessage(
     } else if (Array.isArray(value)) {
       out[name] = value.map((v) => projectMessage(field.message, v));
     } else {
-      out[name] = projectMessage(field.message, value as JsonObject);
+      const projected = projectMessage(field.message, value as JsonObject);
+      if (!omittedEmpty(field, projected)) out[name] = projected;
     }
   }
   return out;
@@ -212,6 +227,7 @@ function inSchemaOrder(schema: MessageSchema, decoded: JsonObject): JsonObject {
     const zero =
       value === '' || value === 0 || value === false || value === null;
     if (zero && !field.keepZero && field.kind !== 'message') continue;
+    if (omittedEmpty(field, value)) continue;
     out[name] = value;
   }
   return out;

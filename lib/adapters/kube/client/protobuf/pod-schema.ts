@@ -116,8 +116,18 @@ const POD_CONDITION: MessageSchema = {
   message: { n: 6, kind: 'string' },
 };
 
+/** ContainerState: only why a container waits (fleet health gates). */
+const CONTAINER_STATE: MessageSchema = {
+  waiting: {
+    n: 1,
+    kind: 'message',
+    message: { reason: { n: 1, kind: 'string' } },
+  },
+};
+
 const CONTAINER_STATUS: MessageSchema = {
   name: { n: 1, kind: 'string', keepZero: true },
+  state: { n: 2, kind: 'message', message: CONTAINER_STATE, omitEmpty: true },
   ready: { n: 4, kind: 'bool', keepZero: true },
   restartCount: { n: 5, kind: 'int', keepZero: true },
   image: { n: 6, kind: 'string', keepZero: true },

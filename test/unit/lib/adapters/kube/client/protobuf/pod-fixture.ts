@@ -98,6 +98,18 @@ export const podJson = {
         imageID: 'sha256:feed',
         started: true,
       },
+      {
+        name: 'sidecar',
+        state: {
+          waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s' },
+        },
+        lastState: {},
+        ready: false,
+        restartCount: 7,
+        image: 'sidecar:1',
+        imageID: '',
+        started: false,
+      },
     ],
   },
 };
@@ -142,6 +154,14 @@ export const podKept = {
         restartCount: 0,
         image: 'agent:2',
         imageID: 'sha256:feed',
+      },
+      {
+        name: 'sidecar',
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+        ready: false,
+        restartCount: 7,
+        image: 'sidecar:1',
+        imageID: '',
       },
     ],
   },
@@ -241,6 +261,25 @@ const status = concat(
     stringField(7, 'sha256:feed'),
     stringField(8, ''),
     boolField(9, true)
+  ),
+  bytesField(
+    8,
+    stringField(1, 'sidecar'),
+    bytesField(
+      2,
+      bytesField(
+        1,
+        stringField(1, 'CrashLoopBackOff'),
+        stringField(2, 'back-off 5m0s')
+      )
+    ),
+    bytesField(3),
+    boolField(4, false),
+    intField(5, 7),
+    stringField(6, 'sidecar:1'),
+    stringField(7, ''),
+    stringField(8, ''),
+    boolField(9, false)
   ),
   intField(17, 2)
 );
