@@ -255,6 +255,14 @@ export class ControlPlane {
   }
 
   /** Stops every component by PID (reverse start order) and removes the run directory. */
+  /** Stops one component, say `kube-apiserver` (a cluster that goes away). */
+  async stopComponent(name: string): Promise<void> {
+    const c = this.#components.get(name);
+    if (c === undefined) return;
+    await stopProcess(c);
+    this.#components.delete(name);
+  }
+
   async stop(): Promise<void> {
     for (const c of [...this.#components.values()].reverse())
       await stopProcess(c);

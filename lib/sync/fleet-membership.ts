@@ -45,6 +45,21 @@ export class StoreFleetMembership implements FleetMembership {
     return this.#store.getMember(key);
   }
 
+  /**
+   * Reports that the member's cluster did not answer (its sync failed
+   * with no HTTP answer): the fleet rollout counts it Unknown at once
+   * instead of when its last report grows stale.
+   */
+  async reportUnreachable(key: string, nowMs: number): Promise<void> {
+    const member = await this.#store.getMember(key);
+    if (member?.observation === undefined) return;
+    await this.report(member, {
+      ...member.observation,
+      reachable: false,
+      observedAtMs: nowMs,
+    });
+  }
+
   async report(
     member: FleetMemberRecord,
     observation: MemberObservation

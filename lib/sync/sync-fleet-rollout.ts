@@ -170,10 +170,16 @@ export const syncFleetRollout = async (
   // The planner looks again at half the Unknown limit; a member older than
   // a quarter of it reports before the next look, however late that comes.
   const heartbeatMs = Math.floor(unknownAfterMs / 4);
+  // A rollout that starts asks every member to report: one that cannot
+  // answer is then Unknown before its wave, not taken as done.
+  const started = plan.state.startedAtMs !== state.startedAtMs;
   const toWake = new Set(changed.map((m) => m.key));
   for (const cluster of Object.keys(plan.decisions)) {
     const o = observations.get(cluster);
-    if (o === undefined || (running && nowMs - o.observedAtMs > heartbeatMs)) {
+    const ageMs =
+      o === undefined ? Number.POSITIVE_INFINITY : nowMs - o.observedAtMs;
+    const never = ageMs === Number.POSITIVE_INFINITY;
+    if (never || started || (running && ageMs > heartbeatMs)) {
       toWake.add(keyOf(cluster));
     }
   }

@@ -5,6 +5,7 @@
  * applies: the fleet sync reads only the state table.
  */
 
+import { ApiErrorReason, KubeApiError } from '../errors.js';
 import type { RolloutPhase } from '../fleet/fleet-rollout-state.js';
 import type {
   Clock,
@@ -13,6 +14,7 @@ import type {
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
+import { StoreFleetMembership } from '../sync/fleet-membership.js';
 import type { FleetSyncDeps } from '../sync/sync-fleet-rollout.js';
 import { syncFleetRollout } from '../sync/sync-fleet-rollout.js';
 import { processKey } from './process-key.js';
@@ -23,6 +25,13 @@ export type FleetOptions = Pick<
   FleetSyncDeps,
   'store' | 'registry' | 'unknownAfterMs'
 >;
+
+/** Returns the member side of fleet rollouts, when they are configured. */
+export const fleetMembershipOf = (o: {
+  fleet?: FleetOptions;
+  queue: WorkQueue;
+}): StoreFleetMembership | undefined =>
+  o.fleet && new StoreFleetMembership({ store: o.fleet.store, queue: o.queue });
 
 /** The cluster dimension of a fleet sync's metric. */
 export const FLEET_METRIC_CLUSTER = 'fleet';
@@ -71,4 +80,30 @@ export const reconcileFleetKey = async (
     { cluster: FLEET_METRIC_CLUSTER, records, started, result },
     { creates: 0, deletes: 0, logger }
   );
+};
+
+/**
+ * Runs a member DaemonSet's sync; when its cluster gave no HTTP answer, the
+ * key's fleet rollout hears so (its cluster counts Unknown at once).
+ */
+export const reportingUnreachable = async <T>(
+  membership: Pick<StoreFleetMembership, 'reportUnreachable'> | undefined,
+  key: string,
+  clock: Clock,
+  sync: () => Promise<T>
+): Promise<T> => {
+  try {
+    return await sync();
+  } catch (e) {
+    if (
+      membership &&
+      e instanceof KubeApiError &&
+      e.reason === ApiErrorReason.Unreachable
+    ) {
+      await membership
+        .reportUnreachable(key, clock.now())
+        .catch(() => undefined);
+    }
+    throw e;
+  }
 };

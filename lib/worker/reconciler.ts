@@ -31,13 +31,17 @@ import type {
   WorkQueue,
   WorkQueueLedger,
 } from '../ports/index.js';
-import { StoreFleetMembership } from '../sync/fleet-membership.js';
 import { syncDaemonSet } from '../sync/sync-daemon-set.js';
 import { ClusterBreaker } from './cluster-breaker.js';
 import type { ClusterSession, ClusterSessions } from './cluster-sessions.js';
 import { CountingPodControl } from './counting-pod-control.js';
 import { FightGuard } from './fight-guard.js';
-import { type FleetOptions, reconcileFleetKey } from './fleet-key.js';
+import {
+  type FleetOptions,
+  fleetMembershipOf,
+  reconcileFleetKey,
+  reportingUnreachable,
+} from './fleet-key.js';
 import { noteRedelivery, skipIfFenced } from './key-guards.js';
 import { type ProcessOutcome, processKey } from './process-key.js';
 import { reportSync } from './report-sync.js';
@@ -114,16 +118,11 @@ export class Reconciler {
   readonly #fights: FightGuard;
   readonly #breaker: ClusterBreaker;
   readonly #slotWaits = new SlotWaits();
-  readonly #membership: StoreFleetMembership | undefined;
+  readonly #membership: ReturnType<typeof fleetMembershipOf>;
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
-    this.#membership =
-      options.fleet &&
-      new StoreFleetMembership({
-        store: options.fleet.store,
-        queue: options.queue,
-      });
+    this.#membership = fleetMembershipOf(options);
     this.#breaker = new ClusterBreaker(options);
     this.#fights = new FightGuard({
       store: options.ownership,
@@ -270,20 +269,23 @@ export class Reconciler {
           // (they would hold every later sync back); this sync's quorum
           // reads see its writes.
           if (readLatest) await guarded.expectations.deleteExpectations(k);
-          return syncDaemonSet(k, {
-            ...guarded,
-            // `seen` asks for the latest state when the key's expectations
-            // were dropped (processKey merges the ledger's readLatest in).
-            reader: new SyncSnapshotReader(guarded.reader, seen, () =>
-              this.#o.ledger.seenOf(k)
-            ),
-            podControl,
-            logger,
-            noteOwnPods: notingOwnPods(this.#o.queue, k),
-            rollsOnDeleteOnly: session.record.ownership === 'apps/v1+OnDelete',
-            ...(this.#membership && { fleet: this.#membership }),
-            readLatestNext: () => this.#o.ledger.requireLatest(k),
-          });
+          return reportingUnreachable(this.#membership, k, this.#o.clock, () =>
+            syncDaemonSet(k, {
+              ...guarded,
+              // `seen` asks for the latest state when the key's expectations
+              // were dropped (processKey merges the ledger's readLatest in).
+              reader: new SyncSnapshotReader(guarded.reader, seen, () =>
+                this.#o.ledger.seenOf(k)
+              ),
+              podControl,
+              logger,
+              noteOwnPods: notingOwnPods(this.#o.queue, k),
+              rollsOnDeleteOnly:
+                session.record.ownership === 'apps/v1+OnDelete',
+              ...(this.#membership && { fleet: this.#membership }),
+              readLatestNext: () => this.#o.ledger.requireLatest(k),
+            })
+          );
         },
       });
     const { requestScope } = this.#o;

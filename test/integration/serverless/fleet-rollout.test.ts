@@ -120,6 +120,59 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
     });
   }, 300_000);
 
+  /**
+   * Writes the policy as an operator's file: waves canary (the first
+   * cluster), early (the second) and rest, with `rest` as given.
+   */
+  const writePolicy = async (rest: Record<string, unknown> = {}) => {
+    const [c0, c1, c2, c3] = members.map((m) => m.id);
+    const file = join(await mkdtemp(join(tmpdir(), 'dsr-fleet-')), 'a.yaml');
+    await writeFile(
+      file,
+      dump({
+        apiVersion: 'fleet.dsr.dev/v1alpha1',
+        kind: 'FleetRolloutPolicy',
+        metadata: { name: 'agent' },
+        spec: {
+          target: { namespace: s.ns, name: 'agent' },
+          clusters: { ids: [c0, c1, c2, c3] },
+          waves: [
+            { name: 'canary', clusters: { ids: [c0] }, bake: '3s' },
+            { name: 'early', clusters: { ids: [c1] }, bake: '3s' },
+            {
+              name: 'rest',
+              clusters: { ids: [c2, c3] },
+              maxConcurrentClusters: 2,
+              ...rest,
+            },
+          ],
+          health: { progressDeadline: '10s' },
+        },
+      })
+    );
+    return file;
+  };
+
+  /** How many pods of `image` each member runs, in member order. */
+  const podsOfImage = (image: string) =>
+    Promise.all(
+      members.map(
+        async (m) =>
+          (await livePodsOf(m.http, s.ns, 'agent')).filter(
+            (p) => p.spec?.containers[0]?.image === image
+          ).length
+      )
+    );
+
+  /** Sets `image` on every member at once, as GitOps does. */
+  const applyEverywhere = async (image: string) => {
+    for (const m of members) await setAgentImage(m.http, s.ns, image);
+  };
+
+  const phase = async () => (await store.get('agent'))?.state;
+
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
   const podTimes = async (m: Member, image: string) =>
     podTimesOf(await livePodsOf(m.http, s.ns, 'agent'), image);
 
@@ -190,32 +243,7 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
       string,
       string,
     ];
-    const policyFile = join(
-      await mkdtemp(join(tmpdir(), 'dsr-fleet-')),
-      'agent.yaml'
-    );
-    await writeFile(
-      policyFile,
-      dump({
-        apiVersion: 'fleet.dsr.dev/v1alpha1',
-        kind: 'FleetRolloutPolicy',
-        metadata: { name: 'agent' },
-        spec: {
-          target: { namespace: s.ns, name: 'agent' },
-          clusters: { ids: [c0, c1, c2, c3] },
-          waves: [
-            { name: 'canary', clusters: { ids: [c0] }, bake: '3s' },
-            { name: 'early', clusters: { ids: [c1] }, bake: '3s' },
-            {
-              name: 'rest',
-              clusters: { ids: [c2, c3] },
-              maxConcurrentClusters: 2,
-            },
-          ],
-          health: { progressDeadline: '10s' },
-        },
-      })
-    );
+    const policyFile = await writePolicy();
     const applied = await fleet(['apply', '-f', policyFile]);
     expect(applied).toMatchObject({ exitCode: 0, stderr: '' });
     expect(applied.stdout).toContain('fleetrolloutpolicy/agent created');
@@ -356,4 +384,83 @@ describe('serverless runtime: fleet rollout across four clusters', () => {
     },
     300_000
   );
+
+  it('holds everything while paused, waits for a manual wave’s approval, and rolls on once approved', async () => {
+    // Prepare: the rest wave now waits for approval.
+    const applied = await fleet([
+      'apply',
+      '-f',
+      await writePolicy({ approval: 'manual' }),
+    ]);
+    expect(applied.stdout).toContain('fleetrolloutpolicy/agent configured');
+    expect((await fleet(['pause', 'agent'])).exitCode).toBe(0);
+    // Act
+    await applyEverywhere('agent:6');
+    await pause(5_000);
+    const whilePaused = await podsOfImage('agent:6');
+    expect((await fleet(['resume', 'agent'])).exitCode).toBe(0);
+    await eventually(
+      'the early wave done and baked',
+      async () => {
+        const state = await phase();
+        return (
+          state?.clusters[members[1]?.id ?? '']?.phase === 'Done' &&
+          (state.waveDoneAtMs.early ?? Number.POSITIVE_INFINITY) + BAKE_MS <
+            systemClock.now()
+        );
+      },
+      120_000,
+      200
+    );
+    await pause(3_000);
+    const waiting = await podsOfImage('agent:6');
+    const approved = await fleet(['approve', 'agent', 'rest']);
+    await eventually(
+      'the rollout done',
+      async () => (await phase())?.phase === 'Done',
+      120_000,
+      200
+    );
+    // Assess
+    expect(whilePaused).toEqual([0, 0, 0, 0]);
+    expect(waiting).toEqual([NODES, NODES, 0, 0]);
+    expect(approved.exitCode).toBe(0);
+    expect(await podsOfImage('agent:6')).toEqual([NODES, NODES, NODES, NODES]);
+    const history = await fleet(['history', 'agent']);
+    for (const word of ['paused', 'resumed', 'approved']) {
+      expect(history.stdout).toContain(word);
+    }
+  }, 300_000);
+
+  // Last: it takes a member's API server away for good.
+  it('holds the next waves while a cluster of the early wave is unreachable', async () => {
+    // Prepare
+    await fleet(['apply', '-f', await writePolicy()]);
+    const early = planes[0] as ControlPlane;
+    await early.stopComponent('kube-apiserver');
+    const reachable = members.filter((_, i) => i !== 1);
+    // Act: the early cluster cannot take the template, the others do.
+    for (const m of reachable) await setAgentImage(m.http, s.ns, 'agent:7');
+    await eventually(
+      'the early cluster Unknown',
+      async () =>
+        (await phase())?.clusters[members[1]?.id ?? '']?.phase === 'Unknown',
+      240_000,
+      500
+    );
+    await pause(5_000);
+    // Assess
+    const state = await phase();
+    expect(state?.phase).toBe('Progressing');
+    expect(state?.clusters[members[0]?.id ?? '']?.phase).toBe('Done');
+    const pods = await Promise.all(
+      reachable.map(
+        async (m) =>
+          (await livePodsOf(m.http, s.ns, 'agent')).filter(
+            (p) => p.spec?.containers[0]?.image === 'agent:7'
+          ).length
+      )
+    );
+    expect(pods).toEqual([NODES, 0, 0]);
+  }, 400_000);
 });

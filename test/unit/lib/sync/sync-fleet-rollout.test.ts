@@ -202,6 +202,20 @@ describe('syncFleetRollout', () => {
     expect(r?.history.map((h) => h.note)).toContain('rollout done');
   });
 
+  it('asks every member to report when a rollout starts, however fresh its last report', async () => {
+    // Prepare
+    const { store, members, queued, advance, clock } = await newFleet();
+    await advance(0);
+    clock.step(10_000);
+    // Act: one cluster shows a new template.
+    (members.get('c1') as SimMember).template = 'B';
+    queued.push('c1/kube-system/agent');
+    await advance(0);
+    // Assess
+    const c2 = await store.getMember('c2/kube-system/agent');
+    expect(c2?.observation?.observedAtMs).toBe(clock.now());
+  });
+
   it('writes nothing new when a key is delivered twice', async () => {
     // Prepare
     const { store, advance, deps } = await newFleet();
@@ -453,5 +467,26 @@ describe('observationChanged', () => {
       };
       expect(observationChanged(o, changed)).toBe(true);
     }
+  });
+});
+
+describe('StoreFleetMembership.reportUnreachable', () => {
+  it('marks the last report unreachable and wakes the rollout; a key no rollout covers stays absent', async () => {
+    // Prepare
+    const { store, queued, advance, clock } = await newFleet();
+    await advance(0);
+    const membership = new StoreFleetMembership({
+      store,
+      queue: { add: async (key: string) => void queued.push(key) },
+    });
+    // Act
+    await membership.reportUnreachable('c1/kube-system/agent', clock.now());
+    await membership.reportUnreachable('c9/kube-system/agent', clock.now());
+    // Assess
+    expect(
+      (await store.getMember('c1/kube-system/agent'))?.observation?.reachable
+    ).toBe(false);
+    expect(await store.getMember('c9/kube-system/agent')).toBeUndefined();
+    expect(queued).toEqual([formatFleetKey('agent')]);
   });
 });

@@ -12,6 +12,7 @@ import {
   MemoryWorkQueue,
   memoryQueuePorts,
 } from '#lib/adapters/memory/memory-work-queue.js';
+import { ApiErrorReason, KubeApiError } from '#lib/errors.js';
 import type { ClusterRecord } from '#lib/ports/index.js';
 import { LocalMetrics } from '#lib/wiring/local-runtime.js';
 import type { ClusterSession } from '#lib/worker/cluster-sessions.js';
@@ -122,6 +123,29 @@ describe('Reconciler with fleet rollout keys', () => {
     expect((await store.get('agent'))?.state.stable[CLUSTER]).toBe(
       member?.observation?.revision
     );
+  });
+
+  it('tells the fleet rollout at once when a member’s cluster gives no answer', async () => {
+    // Prepare
+    const ds = addDaemonSet(h, newDaemonSet('agent'));
+    const reconciler = new Reconciler(options);
+    await run(reconciler, 'fleet:agent');
+    await run(reconciler, keyOf(ds));
+    while (queue.length > 0) queue.done((await queue.get()) as string);
+    h.cluster.getDaemonSet = async () => {
+      throw new KubeApiError('connect ECONNREFUSED', {
+        reason: ApiErrorReason.Unreachable,
+        statusCode: 0,
+      });
+    };
+    // Act
+    await run(reconciler, keyOf(ds));
+    // Assess
+    const member = await store.getMember(keyOf(ds));
+    expect(member?.observation?.reachable).toBe(false);
+    const queued: (string | undefined)[] = [];
+    while (queue.length > 0) queued.push(await queue.get());
+    expect(queued).toContain('fleet:agent');
   });
 
   it('drops a fleet key with an error when fleet rollouts are not configured', async () => {
