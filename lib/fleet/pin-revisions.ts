@@ -4,6 +4,7 @@
  * template shows. A first target starts the rollout; a newer one on a
  * cluster already pinned supersedes it, and the rollout starts over.
  */
+import { isUnderWay } from './fleet-controls.js';
 import type {
   FleetRolloutInput,
   FleetRolloutState,
@@ -32,7 +33,7 @@ export const pin = (
   input: Pick<FleetRolloutInput, 'observations' | 'nowMs'>,
   notes: string[]
 ): void => {
-  const running = s.phase !== 'Idle' && s.phase !== 'Done';
+  const running = isUnderWay(s);
   for (const id of ids) {
     const rev = input.observations.get(id)?.revision;
     if (rev === undefined) continue;

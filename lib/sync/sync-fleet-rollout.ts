@@ -12,9 +12,9 @@
  * but reachable cluster never turns Unknown; one that cannot sync does.
  */
 
+import { withControls } from '../fleet/fleet-controls.js';
 import { fleetMembersOf } from '../fleet/fleet-members.js';
 import type {
-  FleetRolloutState,
   MemberDecision,
   MemberObservation,
   RolloutPhase,
@@ -24,7 +24,6 @@ import { formatDaemonSetKey } from '../keys.js';
 import type {
   Clock,
   ClusterRegistry,
-  FleetControls,
   FleetMemberRecord,
   FleetRolloutStore,
   Logger,
@@ -51,22 +50,6 @@ export interface FleetSyncDeps {
   /** Overrides UNKNOWN_AFTER_MS (tests, the local run). */
   unknownAfterMs?: number;
 }
-
-/** Returns the state with the operator's controls of its rollout applied. */
-export const withControls = (
-  state: FleetRolloutState,
-  controls: FleetControls
-): FleetRolloutState => {
-  const since = state.startedAtMs ?? Number.POSITIVE_INFINITY;
-  return {
-    ...state,
-    paused: controls.paused,
-    aborted: (controls.abortedAtMs ?? Number.NEGATIVE_INFINITY) >= since,
-    approvedWaves: Object.entries(controls.approvedAtMs)
-      .filter(([, at]) => at >= since)
-      .map(([wave]) => wave),
-  };
-};
 
 const sameDecision = (a: MemberDecision, b: MemberDecision): boolean =>
   a.stable === b.stable &&
@@ -156,8 +139,8 @@ export const syncFleetRollout = async (
       delete plan.state.target[c];
       delete plan.state.clusters[c];
       plan.notes.push(`${c}: no longer covered; released`);
+      await deps.queue.add(keyOf(c));
     }
-    for (const c of left) await deps.queue.add(keyOf(c));
   }
   if (
     plan.notes.length > 0 ||

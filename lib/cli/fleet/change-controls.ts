@@ -5,14 +5,13 @@
  * said so and not written again, and the rollout is woken either way (a
  * retry after a failed wake wakes it).
  */
+import { isStampedForRollout, isUnderWay } from '../../fleet/fleet-controls.js';
 import type { FleetControls, FleetRolloutRecord } from '../../ports/index.js';
 import { failed, type Outcome } from '../render-output.js';
 import { type FleetCliDeps, wakeRollout } from './fleet-cli-deps.js';
 import type { ControlVerb, FleetTableCommand } from './fleet-command.js';
 import {
   FLEET_RESOURCE,
-  isStampedForRollout,
-  isUnderWay,
   policyNotFound,
   withStoredPolicy,
 } from './fleet-rollout-view.js';

@@ -5,16 +5,13 @@
  * The members go first and the policy last, so a failure in between
  * leaves the policy, and deleting again finishes the work.
  */
+import { isUnderWay } from '../../fleet/fleet-controls.js';
 import { formatDaemonSetKey } from '../../keys.js';
 import type { FleetRolloutRecord } from '../../ports/index.js';
 import { failed, type Outcome } from '../render-output.js';
 import type { FleetCliDeps } from './fleet-cli-deps.js';
 import type { FleetTableCommand } from './fleet-command.js';
-import {
-  FLEET_RESOURCE,
-  isUnderWay,
-  withStoredPolicy,
-} from './fleet-rollout-view.js';
+import { FLEET_RESOURCE, withStoredPolicy } from './fleet-rollout-view.js';
 
 type DeleteCommand = Extract<FleetTableCommand, { verb: 'delete' }>;
 

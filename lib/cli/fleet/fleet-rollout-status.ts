@@ -6,15 +6,15 @@
  * the state still names that the policy no longer covers (deregistered,
  * relabelled).
  */
+
 import { formatDuration } from '../../fleet/duration.js';
+import { isStampedForRollout, isUnderWay } from '../../fleet/fleet-controls.js';
 import type { FleetWave } from '../../fleet/fleet-policy.js';
 import type { ClusterListing, FleetRolloutRecord } from '../../ports/index.js';
 import { humanDuration, kubectlColumns } from '../daemon-set-table.js';
 import type { Outcome } from '../render-output.js';
 import {
   formatTime,
-  isStampedForRollout,
-  isUnderWay,
   pendingControl,
   shownPhase,
   wavesOf,

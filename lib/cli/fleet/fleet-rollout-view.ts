@@ -4,8 +4,8 @@
  * taken yet, and how times print.
  */
 
+import { isStampedForRollout, isUnderWay } from '../../fleet/fleet-controls.js';
 import { fleetMembersOf } from '../../fleet/fleet-members.js';
-import type { FleetRolloutState } from '../../fleet/fleet-rollout-state.js';
 import {
   assignWaves,
   type WaveMembership,
@@ -36,22 +36,6 @@ export const withStoredPolicy = async (
   const record = await store.get(name);
   return record === undefined ? policyNotFound(name) : use(record);
 };
-
-/** Returns whether a rollout is under way (started and not finished). */
-export const isUnderWay = (state: FleetRolloutState): boolean =>
-  state.phase !== 'Idle' && state.phase !== 'Done';
-
-/**
- * Returns whether a stamped control (an approval, an abort) applies to the
- * rollout under way: given after it started.
- */
-export const isStampedForRollout = (
-  atMs: number | undefined,
-  state: FleetRolloutState
-): boolean =>
-  atMs !== undefined &&
-  state.startedAtMs !== undefined &&
-  atMs >= state.startedAtMs;
 
 /**
  * Returns what the rollout is about to do for a control its sync has not

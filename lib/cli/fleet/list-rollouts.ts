@@ -3,14 +3,13 @@
  * WAVE under way, CLUSTERS done of those in a wave, FAILED clusters, AGE
  * since it was last applied); and `dsr fleet history NAME`.
  */
+import { isStampedForRollout, isUnderWay } from '../../fleet/fleet-controls.js';
 import type { FleetWave } from '../../fleet/fleet-policy.js';
 import type { ClusterListing, FleetRolloutRecord } from '../../ports/index.js';
 import { humanDuration, kubectlColumns } from '../daemon-set-table.js';
 import type { Outcome } from '../render-output.js';
 import {
   formatTime,
-  isStampedForRollout,
-  isUnderWay,
   pendingControl,
   shownPhase,
   wavesOf,

@@ -5,8 +5,10 @@
  * as the real member syncs do (sync-daemon-set-fleet.test.ts proves that
  * half on the orchestrator). The test drives the queue and the clock.
  */
+
 import { describe, expect, it } from 'vitest';
 import { MemoryFleetRolloutStore } from '#lib/adapters/memory/memory-fleet-rollout-store.js';
+import { withControls } from '#lib/fleet/fleet-controls.js';
 import type { FleetWave } from '#lib/fleet/fleet-policy.js';
 import { fleetPartitionFloor } from '#lib/fleet/member-decisions.js';
 import { fleetPolicyOf, formatFleetKey } from '#lib/keys.js';
@@ -18,7 +20,6 @@ import {
 import {
   syncFleetRollout,
   UNKNOWN_AFTER_MS,
-  withControls,
 } from '#lib/sync/sync-fleet-rollout.js';
 import { FakeClock } from '../../../helpers/fakes/fake-clock.js';
 import { FakeLogger } from '../../../helpers/fakes/fake-logger.js';
