@@ -2,7 +2,8 @@
  * `npx dsr fleet <verb> [NAME] [options]`: fleet rollout policies and
  * their rollouts (lib/cli/fleet/run-fleet-cli.ts); run by functions/dsr.ts.
  * This module only builds the AWS clients for the chosen table (or stage)
- * and region, on the same adapters the deployed functions use.
+ * and region, on the same adapters the deployed functions use, and opens
+ * a member cluster on the operator's kubeconfig for `rollback`.
  *
  *   npx dsr fleet apply -f node-agent.yaml --stage prod
  *   npx dsr fleet status node-agent --table dsr-prod-state
@@ -12,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoClusterRegistry } from '../lib/adapters/dynamodb/dynamo-cluster-registry.js';
 import { DynamoFleetRolloutStore } from '../lib/adapters/dynamodb/dynamo-fleet-rollout-store.js';
+import { openAdvancedDaemonSets } from '../lib/adapters/kube/kube-advanced-daemon-sets.js';
 import { systemClock } from '../lib/adapters/system-clock.js';
 import type { FleetCliDeps } from '../lib/cli/fleet/fleet-cli-deps.js';
 import { runFleetCli } from '../lib/cli/fleet/run-fleet-cli.js';
@@ -37,6 +39,13 @@ const depsFor = ({
     registry: new DynamoClusterRegistry({ ...table, cacheTtlMs: 0 }),
     clock: systemClock,
     readTextFile: (file) => readFileSync(file === STDIN ? 0 : file, 'utf8'),
+    openMember: (target) =>
+      openAdvancedDaemonSets({
+        ...target,
+        ...(process.env.KUBECONFIG === undefined
+          ? {}
+          : { kubeconfigEnv: process.env.KUBECONFIG }),
+      }),
   };
 };
 

@@ -11,6 +11,13 @@ import type {
   MemberDecision,
   MemberObservation,
 } from '../fleet/fleet-rollout-state.js';
+import type { DaemonSetKind } from '../reconcile/k8s/daemon-set-kind.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  PodTemplateSpec,
+} from '../reconcile/k8s/types.js';
+import type { WriteOptions } from './plugin.js';
 
 /**
  * What `dsr fleet` verbs set. Approvals and aborts are stamped, so they
@@ -128,4 +135,34 @@ export interface FleetMembership {
     member: FleetMemberRecord,
     observation: MemberObservation
   ): Promise<void>;
+}
+
+/**
+ * What `dsr fleet rollback` needs of one member cluster, opened with the
+ * operator's own credentials: the reconcilers' role may not write a
+ * template, by design. Errors are KubeApiErrors.
+ */
+export interface MemberTemplates {
+  /** Returns the DaemonSet of `kind`, or undefined when it does not exist. */
+  find(
+    kind: DaemonSetKind,
+    namespace: string,
+    name: string
+  ): Promise<DaemonSet | undefined>;
+  /** Returns the ControllerRevisions the DaemonSet controls. */
+  revisions(ds: DaemonSet): Promise<ControllerRevision[]>;
+  /**
+   * Replaces the DaemonSet's pod template, only while the object is still
+   * at `resourceVersion` (a JSON patch that tests it first).
+   */
+  replaceTemplateAt(
+    kind: DaemonSetKind,
+    namespace: string,
+    name: string,
+    template: PodTemplateSpec,
+    resourceVersion: string,
+    options?: WriteOptions
+  ): Promise<DaemonSet>;
+  /** Releases the connection. */
+  close(): void;
 }

@@ -8,6 +8,7 @@ import type {
   AdvancedDaemonSets,
   ClusterReader,
   DaemonSetMigrationApi,
+  MemberTemplates,
   WatchFrom,
   WriteOptions,
 } from '../../ports/index.js';
@@ -22,6 +23,7 @@ import type {
   KubeObject,
   LabelSelector,
   Pod,
+  PodTemplateSpec,
 } from '../../reconcile/k8s/types.js';
 import { KubeHttp } from './client/kube-http.js';
 import { labelSelectorQuery } from './client/label-selector-query.js';
@@ -42,7 +44,7 @@ const controlledByDaemonSet = (ds: DaemonSet) => (o: KubeObject) =>
 
 /** The plugin's API access through one KubeHttp. */
 export class KubeAdvancedDaemonSets
-  implements AdvancedDaemonSets, DaemonSetMigrationApi
+  implements AdvancedDaemonSets, DaemonSetMigrationApi, MemberTemplates
 {
   readonly #http: KubeHttp;
 
@@ -94,15 +96,50 @@ export class KubeAdvancedDaemonSets
     ops: readonly object[],
     o?: WriteOptions
   ) {
+    return this.#jsonPatchOf(kind, namespace, name, ops, o);
+  }
+
+  #jsonPatchOf(
+    k: DaemonSetKind,
+    namespace: string,
+    name: string,
+    ops: readonly object[],
+    o?: WriteOptions
+  ) {
     return this.#http.request<DaemonSet>(
-      `patch ${kind.resource} ${namespace}/${name}`,
+      `patch ${k.resource}.${k.group} ${namespace}/${name}`,
       'PATCH',
-      paths.daemonSet(kind, namespace, name),
+      paths.daemonSet(k, namespace, name),
       {
         body: JSON.stringify(ops),
         contentType: 'application/json-patch+json',
         ...writeQuery(o),
       }
+    );
+  }
+
+  replaceTemplateAt(
+    k: DaemonSetKind,
+    namespace: string,
+    name: string,
+    template: PodTemplateSpec,
+    resourceVersion: string,
+    o?: WriteOptions
+  ) {
+    return this.#jsonPatchOf(
+      k,
+      namespace,
+      name,
+      [
+        // A failed test answers 422 Invalid: the object changed since read.
+        {
+          op: 'test',
+          path: '/metadata/resourceVersion',
+          value: resourceVersion,
+        },
+        { op: 'replace', path: '/spec/template', value: template },
+      ],
+      o
     );
   }
 

@@ -7,6 +7,7 @@ import type {
   Clock,
   ClusterRegistry,
   FleetRolloutStore,
+  MemberTemplates,
 } from '../../ports/index.js';
 import { describeError } from '../describe-error.js';
 import { failed, type Outcome } from '../render-output.js';
@@ -19,6 +20,14 @@ export interface FleetCliDeps {
   clock: Clock;
   /** Returns a file's text (`apply -f FILE`; `-` is stdin). */
   readTextFile(path: string): string | Promise<string>;
+  /**
+   * Opens a member cluster with the operator's kubeconfig (`rollback`):
+   * its templates, and the server its context points at.
+   */
+  openMember?: (target: { kubeconfig?: string; context?: string }) => {
+    api: MemberTemplates;
+    server?: string;
+  };
   /**
    * Asks the rollout of policy `name` to sync soon; absent, it takes the
    * change at its next sync.

@@ -14,6 +14,7 @@ export const FLEET_VERBS = [
   'resume',
   'abort',
   'approve',
+  'rollback',
   'delete',
 ] as const;
 
@@ -47,6 +48,16 @@ export type FleetCommand =
   | (FleetCommon & { verb: 'status' | 'history'; name: string })
   | (FleetCommon & { verb: ControlVerb; name: string })
   | (FleetCommon & { verb: 'approve'; name: string; wave: string })
+  | (FleetCommon & {
+      verb: 'rollback';
+      name: string;
+      cluster: string;
+      /** The operator's kubeconfig and context for the cluster. */
+      kubeconfig?: string;
+      context?: string;
+      /** Send the write as a server-side dry run; store nothing. */
+      dryRun: boolean;
+    })
   | (FleetCommon & {
       verb: 'delete';
       name: string;

@@ -13,6 +13,8 @@ export const FLEET_OPTIONS = {
   filename: { type: 'string', short: 'f' },
   'dry-run': { type: 'boolean' },
   force: { type: 'boolean' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
 } as const;
 
 export type FleetOptionName = keyof typeof FLEET_OPTIONS;
@@ -38,6 +40,7 @@ export const FLEET_VERB_OPTIONS: Record<FleetVerb, readonly FleetOptionName[]> =
     resume: [],
     abort: [],
     approve: [],
+    rollback: ['kubeconfig', 'context', 'dry-run'],
     delete: ['force'],
   };
 
@@ -51,6 +54,7 @@ export const FLEET_VERB_ARGUMENTS: Record<FleetVerb, readonly string[]> = {
   resume: ['NAME'],
   abort: ['NAME'],
   approve: ['NAME', 'WAVE'],
+  rollback: ['NAME', 'CLUSTER'],
   delete: ['NAME'],
 };
 

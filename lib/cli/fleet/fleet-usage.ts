@@ -32,6 +32,8 @@ verbs:
   resume NAME           lets a paused rollout go on
   abort NAME            stops the rollout under way; the holds stay
   approve NAME WAVE     lets a wave with approval: manual start
+  rollback NAME CLUSTER sets CLUSTER's template back to its stable
+                        revision, with your kubeconfig
   delete NAME           deletes a policy and releases its holds
 ${FLEET_COMMON_USAGE}
 exit codes: 0 done, 1 failed or refused, 2 bad command line
@@ -96,6 +98,25 @@ lets WAVE (approval: manual) start once the waves before it are done and
 baked; the approval applies to the rollout under way, not to a later one.
 Exit code 1 for a wave the policy does not name, or when no rollout is
 under way
+`,
+  rollback: `usage: ${RUN} rollback NAME CLUSTER [--context CTX] [--kubeconfig PATH] [--dry-run]
+
+sets the template of the policy's DaemonSet in CLUSTER back to the stable
+revision the rollout pinned for it (from the cluster's ControllerRevision
+of that revision), as kubectl rollout undo does; the cluster's pods then
+roll back at its own pace, held by no fleet step. The reconcilers may not
+write a template, so this runs with your kubeconfig: --context must point
+at CLUSTER's API server (a cluster registered with a kubeconfig uses its
+own). The write holds only if the DaemonSet did not change since it was
+read. GitOps that applied the new template applies it again: revert it
+there too. The rollout itself stays as it is (halted, paused); exit code
+1 when CLUSTER has no stable revision pinned or its history lost it
+
+  --context NAME        the kubeconfig context of CLUSTER
+  --kubeconfig PATH     the kubeconfig file (default: $KUBECONFIG, else
+                        ~/.kube/config)
+  --dry-run             send the write as a server-side dry run; store
+                        nothing
 `,
   delete: `usage: ${RUN} delete NAME [--force]
 

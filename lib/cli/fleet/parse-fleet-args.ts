@@ -99,6 +99,7 @@ export const parseFleetArgs = (
   }
   if (problems.length > 0) throw new CliUsageError(problems);
   const common = { target, output };
+  // The second argument: approve's WAVE, rollback's CLUSTER.
   const [name = '', wave = ''] = rest;
   switch (verb) {
     case 'apply':
@@ -112,6 +113,18 @@ export const parseFleetArgs = (
       return { verb, ...common };
     case 'approve':
       return { verb, ...common, name, wave };
+    case 'rollback':
+      return {
+        verb,
+        ...common,
+        name,
+        cluster: wave,
+        ...(values.kubeconfig === undefined
+          ? {}
+          : { kubeconfig: values.kubeconfig }),
+        ...(values.context === undefined ? {} : { context: values.context }),
+        dryRun: values['dry-run'] ?? false,
+      };
     case 'delete':
       return { verb, ...common, name, force: values.force ?? false };
     default:

@@ -25,6 +25,7 @@ import { withStoredPolicy } from './fleet-rollout-view.js';
 import { fleetHelpCommandOf, fleetUsageOf } from './fleet-usage.js';
 import { listRollouts, rolloutHistory } from './list-rollouts.js';
 import { parseFleetArgs } from './parse-fleet-args.js';
+import { rollbackMember } from './rollback-member.js';
 
 /** Returns the outcome of one verb. */
 const runVerb = async (
@@ -48,6 +49,8 @@ const runVerb = async (
       return withStoredPolicy(command.name, deps.store, rolloutHistory);
     case 'delete':
       return deletePolicy(command, deps);
+    case 'rollback':
+      return rollbackMember(command, deps);
     default:
       return changeControls(command, deps);
   }
