@@ -16,7 +16,11 @@ import type {
   RevisionControl,
   SlowStartMemory,
 } from '../ports/index.js';
-import type { DaemonSet, Pod } from '../reconcile/k8s/types.js';
+import type {
+  DaemonSet,
+  Pod,
+  PodTemplateSpec,
+} from '../reconcile/k8s/types.js';
 import type { NodePlacement } from '../reconcile/node-should-run.js';
 
 /** The ports a sync needs, all bound to the key's cluster. */
@@ -79,6 +83,17 @@ export interface SyncContext {
    * passes over the same listing (claim.ts).
    */
   claimed?: ClaimedPods;
+}
+
+/**
+ * Where the pods a sync creates come from while a fleet rollout holds the
+ * current revision: the first `fromCurrent` from the current template (the
+ * room the step leaves), the rest from an older revision's template.
+ */
+export interface PodSource {
+  template: PodTemplateSpec;
+  hash: string;
+  fromCurrent: number;
 }
 
 /** A claim pass over one pod listing, and its groupings by node. */

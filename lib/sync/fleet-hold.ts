@@ -1,18 +1,30 @@
 /**
  * A member DaemonSet under a fleet rollout: the rollout's decision is a
  * partition floor under the object's own controls (a user's `partition`
- * or `paused` still holds), and after rolling the sync reports what it saw
- * so the fleet rollout can judge the step.
+ * or `paused` still holds); pods created while it holds the current
+ * revision come from the stable one; and after rolling the sync reports
+ * what it saw so the fleet rollout can judge the step.
  */
 
 import { fleetPartitionFloor } from '../fleet/member-decisions.js';
 import { observeMember } from '../fleet/observe-member.js';
 import type { FleetMemberRecord } from '../ports/index.js';
 import { getPartition } from '../reconcile/advanced/rollout-controls.js';
+import { isDeleting } from '../reconcile/k8s/meta.js';
+import {
+  getTemplateGeneration,
+  isPodUpdated,
+} from '../reconcile/k8s/pod-util.js';
 
-import type { DaemonSet, Node, Pod } from '../reconcile/k8s/types.js';
+import type {
+  ControllerRevision,
+  DaemonSet,
+  Node,
+  Pod,
+} from '../reconcile/k8s/types.js';
 import type { NodePlacement } from '../reconcile/node-should-run.js';
-import type { SyncContext } from './context.js';
+import { revisionHash, revisionTemplate } from '../reconcile/revision-hash.js';
+import type { PodSource, SyncContext } from './context.js';
 
 /** Returns the key's member item, if a fleet rollout covers it. */
 export const readFleetMember = (
@@ -52,6 +64,50 @@ export const heldByFleet = (
         },
       },
     },
+  };
+};
+
+/**
+ * Returns where the pods the sync creates come from while the fleet holds
+ * the current revision back on some nodes: beyond the room the step
+ * leaves (its nodes not yet on the current revision), from the stable
+ * revision's template in the cluster's own ControllerRevision. A node
+ * added or a pod lost mid-rollout so gets the stable revision until its
+ * step, and the rolling update then moves it as any other. Undefined (the
+ * current template) with no hold, or when the cluster keeps no
+ * ControllerRevision of the stable revision.
+ */
+export const heldCreationSource = (
+  ds: DaemonSet,
+  member: FleetMemberRecord | undefined,
+  hash: string,
+  view: {
+    nodes: readonly Node[];
+    placement: NodePlacement;
+    old: readonly ControllerRevision[];
+    byNode: ReadonlyMap<string, readonly Pod[]>;
+  }
+): PodSource | undefined => {
+  const decision = member?.decision;
+  const stable = decision?.stable;
+  if (stable === undefined) return undefined;
+  const desired = desiredCount(view.nodes, view.placement);
+  const floor = fleetPartitionFloor(decision, hash, desired);
+  if (floor === 0) return undefined;
+  const revision = view.old.find((r) => revisionHash(r) === stable);
+  const template = revision && revisionTemplate(revision);
+  if (template === undefined) return undefined;
+  const generation = getTemplateGeneration(ds);
+  let updated = 0;
+  for (const pods of view.byNode.values()) {
+    if (pods.some((p) => !isDeleting(p) && isPodUpdated(p, hash, generation))) {
+      updated++;
+    }
+  }
+  return {
+    template,
+    hash: stable,
+    fromCurrent: Math.max(0, desired - floor - updated),
   };
 };
 

@@ -7,6 +7,7 @@
 
 import { ApiErrorReason, isApiError, toError } from '../errors.js';
 import { parseDaemonSetKey } from '../keys.js';
+import type { FleetMemberRecord } from '../ports/index.js';
 import { isInPlaceIfPossible } from '../reconcile/advanced/in-place-update.js';
 import { isDaemonSetPaused } from '../reconcile/advanced/rollout-controls.js';
 import { validateDaemonSetSpec } from '../reconcile/advanced/validate-daemon-set-spec.js';
@@ -24,7 +25,12 @@ import {
   loadFailedPodBackoff,
   saveFailedPodBackoff,
 } from './failed-pod-backoff.js';
-import { heldByFleet, readFleetMember, reportToFleet } from './fleet-hold.js';
+import {
+  heldByFleet,
+  heldCreationSource,
+  readFleetMember,
+  reportToFleet,
+} from './fleet-hold.js';
 import { cleanupHistory, constructHistory } from './history.js';
 import { refreshUpdateStates, updatePodsInPlace } from './in-place.js';
 import { rollOnDelete } from './roll-on-delete.js';
@@ -52,13 +58,23 @@ const minDefined = (
 ): number | undefined =>
   a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
-/** Runs `manage`; returns the requeue delay failed-pod backoff asks for. */
+/**
+ * Runs `manage`, creating within the member's fleet hold; returns the
+ * requeue delay failed-pod backoff asks for.
+ */
 const manage = async (
   ctx: SyncContext,
   nodes: readonly Node[],
-  hash: string
+  hash: string,
+  held: { member?: FleetMemberRecord; old: readonly ControllerRevision[] }
 ): Promise<number | undefined> => {
   const byNode = await nodesToDaemonPods(ctx, false);
+  const source = heldCreationSource(ctx.ds, held.member, hash, {
+    nodes,
+    placement: ctx.placement,
+    old: held.old,
+    byNode,
+  });
   const input = {
     ds: ctx.ds,
     hash,
@@ -72,7 +88,7 @@ const manage = async (
   for (const e of plan.events) {
     await ctx.deps.events.record(ctx.ds, e.type, e.reason, e.message);
   }
-  await syncNodes(ctx, plan, hash);
+  await syncNodes(ctx, plan, hash, source);
   return plan.requeueAfterMs;
 };
 
@@ -86,7 +102,8 @@ const updateDaemonSet = async (
   hash: string,
   old: readonly ControllerRevision[]
 ): Promise<number | undefined> => {
-  const requeueAfterMs = await manage(ctx, nodes, hash);
+  const member = await readFleetMember(ctx);
+  const requeueAfterMs = await manage(ctx, nodes, hash, { member, old });
   // Roll only when manage() had nothing in flight.
   if (!(await ctx.deps.expectations.satisfiedExpectations(ctx.key))) {
     await cleanupHistory(ctx, old);
@@ -95,7 +112,6 @@ const updateDaemonSet = async (
   const byNode = await nodesToDaemonPods(ctx, false);
   await refreshUpdateStates(ctx);
   let rollRequeueMs: number | undefined;
-  const member = await readFleetMember(ctx);
   if (
     ctx.ds.spec?.updateStrategy?.type === 'RollingUpdate' &&
     !isDaemonSetPaused(ctx.ds)

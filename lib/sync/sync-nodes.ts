@@ -29,7 +29,7 @@ import {
   type SlowStartRound,
   slowStartBatchSizes,
 } from '../reconcile/slow-start.js';
-import type { SyncContext } from './context.js';
+import type { PodSource, SyncContext } from './context.js';
 import {
   lowerOrDropNext,
   setExpectationsOrUndo,
@@ -52,16 +52,30 @@ const createPods = async (
   ctx: SyncContext,
   nodeNames: readonly string[],
   hash: string,
-  errors: Error[]
+  errors: Error[],
+  source: PodSource | undefined
 ): Promise<Creates> => {
   const { ds, deps, key } = ctx;
   const namespace = ctx.dsKey.namespace;
-  const base = createPodTemplate(
-    ds.spec?.template as PodTemplateSpec,
-    getTemplateGeneration(ds),
-    hash
+  const current = withReadinessGates(
+    createPodTemplate(
+      ds.spec?.template as PodTemplateSpec,
+      getTemplateGeneration(ds),
+      hash
+    ),
+    readinessGatesFor(ds)
   );
-  const template = withReadinessGates(base, readinessGatesFor(ds));
+  // A pod of an older revision carries no template generation: upstream
+  // counts a pod whose generation matches the DaemonSet's as updated.
+  const older =
+    source === undefined
+      ? current
+      : withReadinessGates(
+          createPodTemplate(source.template, undefined, source.hash),
+          readinessGatesFor(ds)
+        );
+  const fromCurrent = source?.fromCurrent ?? Number.POSITIVE_INFINITY;
+  const templateAt = (i: number) => (i < fromCurrent ? current : older);
   let pos = 0;
   let created = 0;
   let newest: string | undefined;
@@ -76,10 +90,10 @@ const createPods = async (
     const results = await Promise.allSettled(
       nodeNames
         .slice(pos, pos + batch)
-        .map((node) =>
+        .map((node, i) =>
           deps.podControl.createPod(
             namespace,
-            newDaemonPod(template, ds, node),
+            newDaemonPod(templateAt(pos + i), ds, node),
             ds
           )
         )
@@ -225,13 +239,15 @@ export interface PodChanges {
 }
 
 /**
- * Creates pods on `nodesNeedingDaemonPods` and deletes `podsToDelete`;
- * throws an AggregateError of every failed call.
+ * Creates pods on `nodesNeedingDaemonPods` (from `source` when given, else
+ * the current template) and deletes `podsToDelete`; throws an
+ * AggregateError of every failed call.
  */
 export const syncNodes = async (
   ctx: SyncContext,
   changes: PodChanges,
-  hash: string
+  hash: string,
+  source?: PodSource
 ): Promise<SyncNodesResult> => {
   const errors: Error[] = [];
   const podsToDelete = await gatePreDelete(ctx, changes.podsToDelete, errors);
@@ -239,7 +255,7 @@ export const syncNodes = async (
   const toCreate = changes.nodesNeedingDaemonPods.slice(0, burst);
   const toDelete = podsToDelete.slice(0, burst);
   await setExpectationsOrUndo(ctx, toCreate.length, toDelete.length);
-  const creates = await createPods(ctx, toCreate, hash, errors);
+  const creates = await createPods(ctx, toCreate, hash, errors, source);
   await noteCreated(ctx, creates, errors);
   const deleted = await deletePods(ctx, toDelete, errors);
   if (errors.length > 0) {

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import type { MemberObservation } from '#lib/fleet/fleet-rollout-state.js';
 import type { FleetMemberRecord, FleetMembership } from '#lib/ports/index.js';
 import { EventReason } from '#lib/reconcile/events.js';
-import type { DaemonSet } from '#lib/reconcile/k8s/types.js';
+import { getTargetNodeName } from '#lib/reconcile/k8s/node-affinity.js';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  type DaemonSet,
+  TEMPLATE_GENERATION_LABEL,
+} from '#lib/reconcile/k8s/types.js';
 import { ROLLOUT_ANNOTATION } from '#lib/reconcile/on-delete/rollout-annotation.js';
 import { syncDaemonSet } from '#lib/sync/sync-daemon-set.js';
 import { makeNodes, newDaemonSet } from '../../../helpers/builders.js';
@@ -172,6 +177,71 @@ describe('syncDaemonSet (fleet rollout member)', () => {
     await settle(h, ds, fleet);
     // Assess
     expect(oldPods(h)).toBe(3);
+  });
+});
+
+describe('syncDaemonSet (fleet rollout member, creations)', () => {
+  /** The pod on `node`. */
+  const podOn = (h: Harness, node: string) =>
+    h.cluster.pods.find((p) => getTargetNodeName(p) === node);
+
+  it('creates a new node’s pod from the stable revision while the fleet holds the new one', async () => {
+    // Prepare
+    const { h, ds, fleet, stable } = await pinnedThenChanged(3);
+    await settle(h, ds, fleet);
+    // Act
+    h.cluster.nodes = makeNodes(0, 4);
+    await settle(h, ds, fleet);
+    // Assess
+    expect(oldPods(h)).toBe(4);
+    const labels = podOn(h, 'node-3')?.metadata?.labels ?? {};
+    expect(labels[CONTROLLER_REVISION_HASH_LABEL]).toBe(stable);
+    expect(labels[TEMPLATE_GENERATION_LABEL]).toBeUndefined();
+    expect(fleet.last).toMatchObject({ desired: 4, updatedAvailable: 0 });
+  });
+
+  it('moves a pod created from the stable revision when its step comes', async () => {
+    // Prepare
+    const { h, ds, fleet, stable } = await pinnedThenChanged(3);
+    await settle(h, ds, fleet);
+    const target = fleet.last.revision;
+    h.cluster.nodes = makeNodes(0, 4);
+    await settle(h, ds, fleet);
+    // Act
+    fleet.hold({ stable, target, partition: 0 });
+    await settle(h, ds, fleet);
+    // Assess
+    expect(oldPods(h)).toBe(0);
+    expect(
+      podOn(h, 'node-3')?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]
+    ).toBe(target);
+  });
+
+  it('creates from the current template once the cluster is released', async () => {
+    // Prepare
+    const { h, ds, fleet, stable } = await pinnedThenChanged(3);
+    await settle(h, ds, fleet);
+    fleet.hold({ stable, target: fleet.last.revision, partition: 0 });
+    await settle(h, ds, fleet);
+    // Act
+    h.cluster.nodes = makeNodes(0, 4);
+    await settle(h, ds, fleet);
+    // Assess
+    expect(oldPods(h)).toBe(0);
+    expect(h.cluster.pods).toHaveLength(4);
+  });
+
+  it('creates from the current template when the cluster keeps no revision of the stable one', async () => {
+    // Prepare
+    const { h, ds, fleet } = await pinnedThenChanged(3);
+    fleet.hold({ stable: 'elsewhere', partition: 0 });
+    await settle(h, ds, fleet);
+    // Act
+    h.cluster.nodes = makeNodes(0, 4);
+    await settle(h, ds, fleet);
+    // Assess
+    expect(oldPods(h)).toBe(3);
+    expect(podOn(h, 'node-3')?.spec?.containers[0]?.image).toBe('foo2/bar2');
   });
 });
 
