@@ -105,14 +105,15 @@ sets the template of the policy's DaemonSet in CLUSTER back to the stable
 revision the rollout pinned for it (from the cluster's ControllerRevision
 of that revision), as kubectl rollout undo does; the cluster's pods then
 roll back at its own pace, held by no fleet step. The reconcilers may not
-write a template, so this runs with your kubeconfig: --context must point
-at CLUSTER's API server (a cluster registered with a kubeconfig uses its
-own). The write holds only if the DaemonSet did not change since it was
+write a template, so this runs with your kubeconfig, as kubectl does:
+the context (the current one, or --context) must point at the server
+CLUSTER is registered at, or nothing is read. The write holds only if the DaemonSet did not change since it was
 read. GitOps that applied the new template applies it again: revert it
 there too. The rollout itself stays as it is (halted, paused); exit code
 1 when CLUSTER has no stable revision pinned or its history lost it
 
-  --context NAME        the kubeconfig context of CLUSTER
+  --context NAME        the kubeconfig context of CLUSTER (default: the
+                        current context)
   --kubeconfig PATH     the kubeconfig file (default: $KUBECONFIG, else
                         ~/.kube/config)
   --dry-run             send the write as a server-side dry run; store

@@ -5,8 +5,11 @@
  * `kubectl rollout undo` does. Member syncs never hold the stable
  * revision, so the cluster's pods roll back at its own pace.
  *
- * It checks first and writes once: the policy pins a stable revision for
- * the cluster, the context points at the cluster's registered server, the
+ * It runs with the operator's kubeconfig, as kubectl does (the reconciler's
+ * own identity may not write templates). It checks first and writes once:
+ * the policy pins a stable revision for the cluster, the context points at
+ * the cluster's registered server (for a cluster registered with a
+ * kubeconfig file, that file's server), the
  * DaemonSet exists and its history keeps that revision. The write tests
  * the resourceVersion it read, so a template changed meanwhile is left
  * alone. The history line goes after the write, and says so if it fails.
@@ -34,37 +37,40 @@ type RollbackCommand = Extract<FleetTableCommand, { verb: 'rollback' }>;
 /** Where the operator's credentials for the cluster are. */
 type MemberTarget = { kubeconfig?: string; context?: string };
 
-/**
- * Returns the kubeconfig to open the cluster with: the one given, else
- * the registration's own (a cluster registered with a kubeconfig).
- */
-const memberTargetOf = (
-  command: RollbackCommand,
-  record: ClusterRecord
-): MemberTarget | undefined => {
-  const { kubeconfig, context } = command;
-  if (kubeconfig !== undefined || context !== undefined) {
-    return {
-      ...(kubeconfig === undefined ? {} : { kubeconfig }),
-      ...(context === undefined ? {} : { context }),
-    };
-  }
-  if (record.auth.type !== 'kubeconfig') return undefined;
-  return {
-    kubeconfig: record.auth.path,
-    ...(record.auth.context === undefined
-      ? {}
-      : { context: record.auth.context }),
-  };
-};
+/** Returns the kubeconfig and context given, else kubectl's defaults. */
+const memberTargetOf = ({ kubeconfig, context }: RollbackCommand) => ({
+  ...(kubeconfig === undefined ? {} : { kubeconfig }),
+  ...(context === undefined ? {} : { context }),
+});
 
 /** Returns a server URL without a trailing slash, for comparing. */
 const serverOf = (url: string): string => url.replace(/\/+$/, '');
+
+/**
+ * Returns the server a cluster is registered at: its endpoint, or for one
+ * registered with a kubeconfig file, that file's server.
+ */
+const registeredServerOf = (
+  record: ClusterRecord,
+  open: NonNullable<FleetCliDeps['openMember']>
+): string | undefined => {
+  if (record.endpoint !== '' || record.auth.type !== 'kubeconfig') {
+    return record.endpoint || undefined;
+  }
+  const { path, context } = record.auth;
+  const member = open({
+    kubeconfig: path,
+    ...(context === undefined ? {} : { context }),
+  });
+  member.api.close();
+  return member.server;
+};
 
 /** The member, once the record's checks pass: where and how to open it. */
 interface Opening {
   stable: string;
   registered: ClusterRecord;
+  registeredServer: string | undefined;
   target: MemberTarget;
   open: NonNullable<FleetCliDeps['openMember']>;
 }
@@ -90,13 +96,16 @@ const checkRecord = async (
   if (registered === undefined) {
     return failed(`cluster ${cluster} is not registered`);
   }
-  const target = memberTargetOf(command, registered);
-  if (target === undefined || deps.openMember === undefined) {
-    return failed(
-      `rollback writes the template with your credentials: name the kubeconfig context of cluster ${cluster} with --context`
-    );
+  if (deps.openMember === undefined) {
+    return failed('rollback needs access to the member clusters');
   }
-  return { stable, registered, target, open: deps.openMember };
+  return {
+    stable,
+    registered,
+    registeredServer: registeredServerOf(registered, deps.openMember),
+    target: memberTargetOf(command),
+    open: deps.openMember,
+  };
 };
 
 /**
@@ -106,17 +115,17 @@ const checkRecord = async (
 const writeBack = async (
   command: RollbackCommand,
   record: FleetRolloutRecord,
-  { stable, registered }: Opening,
+  { stable, registeredServer }: Opening,
   { api, server }: ReturnType<Opening['open']>
 ): Promise<Outcome | undefined> => {
   const { name, cluster } = command;
   if (
-    registered.endpoint !== '' &&
+    registeredServer !== undefined &&
     server !== undefined &&
-    serverOf(server) !== serverOf(registered.endpoint)
+    serverOf(server) !== serverOf(registeredServer)
   ) {
     return failed(
-      `the context points at ${server}, but cluster ${cluster} is registered at ${registered.endpoint}: name the context of ${cluster}`
+      `the context points at ${server}, but cluster ${cluster} is registered at ${registeredServer}: name the context of ${cluster} with --context`
     );
   }
   const { target: t } = record.policy;

@@ -105,15 +105,19 @@ describe('dsr fleet rollback', () => {
   let bed: FleetCliBed;
   let member: FakeMemberTemplates;
   let opened: { kubeconfig?: string; context?: string }[];
-  let server: string | undefined;
+  /** The servers the registered kubeconfig files and the operator's name. */
+  let servers: { registered?: string; operator?: string };
 
   beforeEach(async () => {
     bed = createFleetCliBed();
     member = new FakeMemberTemplates();
     opened = [];
-    server = undefined;
+    servers = {};
     bed.deps.openMember = (target) => {
       opened.push(target);
+      const server = target.kubeconfig?.startsWith('/tmp/')
+        ? servers.registered
+        : servers.operator;
       return { api: member, ...(server === undefined ? {} : { server }) };
     };
     await bed.applyExample();
@@ -154,7 +158,10 @@ describe('dsr fleet rollback', () => {
       stdout: `fleetrolloutpolicy/node-agent cluster prod-eu-1 rolled back to the stable revision ${STABLE}\n`,
       stderr: '',
     });
-    expect(opened).toEqual([{ context: 'eu-1' }]);
+    expect(opened).toEqual([
+      { kubeconfig: '/tmp/prod-eu-1.kubeconfig' },
+      { context: 'eu-1' },
+    ]);
     expect(member.writes).toEqual([
       [
         'daemonsets',
@@ -169,10 +176,10 @@ describe('dsr fleet rollback', () => {
       `prod-eu-1: template rolled back to the stable revision ${STABLE} (dsr fleet rollback)`
     );
     expect(bed.wakes).toEqual(['node-agent']);
-    expect(member.closed).toBe(1);
+    expect(member.closed).toBe(2);
   });
 
-  it('opens a cluster registered with a kubeconfig on that kubeconfig', async () => {
+  it('runs on the current context of the operator’s kubeconfig without --context', async () => {
     // Act
     const out = await bed.run(
       'rollback',
@@ -189,7 +196,7 @@ describe('dsr fleet rollback', () => {
       revision: STABLE,
       changed: true,
     });
-    expect(opened).toEqual([{ kubeconfig: '/tmp/prod-eu-2.kubeconfig' }]);
+    expect(opened).toEqual([{ kubeconfig: '/tmp/prod-eu-2.kubeconfig' }, {}]);
   });
 
   it('sends a server-side dry run and stores nothing with --dry-run', async () => {
@@ -232,22 +239,6 @@ describe('dsr fleet rollback', () => {
       (b: FleetCliBed) => b.registry.remove('prod-eu-1'),
       'error: cluster prod-eu-1 is not registered\n',
     ],
-    [
-      'a cluster registered with other credentials, without --context',
-      ['prod-eu-1'],
-      (b: FleetCliBed) =>
-        b.registry.put({
-          ...registered('prod-eu-1', { tier: 'prod', region: 'eu' }),
-          endpoint: 'https://eu-1.example:6443',
-          caData: CA_DATA,
-          auth: {
-            type: 'secret',
-            secretArn:
-              'arn:aws:secretsmanager:eu-west-1:123456789012:secret:eu-1-AbCdEf',
-          },
-        }),
-      'error: rollback writes the template with your credentials: name the kubeconfig context of cluster prod-eu-1 with --context\n',
-    ],
   ])('refuses %s, reading nothing of it', async (_, args, prepare, stderr) => {
     // Prepare
     prepare(bed);
@@ -260,30 +251,61 @@ describe('dsr fleet rollback', () => {
     expect(opened).toEqual([]);
   });
 
-  it('refuses a context that points at another cluster’s server', async () => {
+  it.each([
+    [
+      'its registered endpoint',
+      (b: FleetCliBed) => {
+        b.registry.put({
+          ...registered('prod-eu-1', { tier: 'prod', region: 'eu' }),
+          endpoint: 'https://eu-1.example:6443',
+          caData: CA_DATA,
+          auth: { type: 'eks', clusterName: 'eu-1', region: 'eu-west-1' },
+        });
+      },
+      'https://eu-1.example:6443',
+    ],
+    [
+      'the server of its registered kubeconfig file',
+      () => {
+        servers.registered = 'https://eu-1.example:6443/';
+      },
+      'https://eu-1.example:6443/',
+    ],
+  ])(
+    'refuses a context that points at another server than %s',
+    async (_, prepare, at) => {
+      // Prepare
+      prepare(bed);
+      servers.operator = 'https://us-1.example:6443/';
+
+      // Act
+      const out = await bed.run(
+        'rollback',
+        'node-agent',
+        'prod-eu-1',
+        '--context',
+        'us-1'
+      );
+
+      // Assess
+      expect(out.stderr).toBe(
+        `error: the context points at https://us-1.example:6443/, but cluster prod-eu-1 is registered at ${at}: name the context of prod-eu-1 with --context\n`
+      );
+      expect(member.writes).toEqual([]);
+    }
+  );
+
+  it('writes to a context at the registered server, slash or not', async () => {
     // Prepare
-    bed.registry.put({
-      ...registered('prod-eu-1', { tier: 'prod', region: 'eu' }),
-      endpoint: 'https://eu-1.example:6443',
-      caData: CA_DATA,
-      auth: { type: 'eks', clusterName: 'eu-1', region: 'eu-west-1' },
-    });
-    server = 'https://us-1.example:6443/';
+    servers.registered = 'https://eu-1.example:6443';
+    servers.operator = 'https://eu-1.example:6443/';
 
     // Act
-    const out = await bed.run(
-      'rollback',
-      'node-agent',
-      'prod-eu-1',
-      '--context',
-      'us-1'
-    );
+    const out = await rollbackEu1();
 
     // Assess
-    expect(out.stderr).toBe(
-      'error: the context points at https://us-1.example:6443/, but cluster prod-eu-1 is registered at https://eu-1.example:6443: name the context of prod-eu-1\n'
-    );
-    expect(member.writes).toEqual([]);
+    expect(out.exitCode).toBe(0);
+    expect(member.writes).toHaveLength(1);
   });
 
   it.each([
@@ -322,7 +344,7 @@ describe('dsr fleet rollback', () => {
     expect(out).toEqual({ exitCode: 1, stdout: '', stderr });
     expect(member.writes).toEqual([]);
     expect(await notes()).toEqual([]);
-    expect(member.closed).toBe(1);
+    expect(member.closed).toBe(2);
   });
 
   it('says the cluster is rolled back when its history line cannot be written', async () => {
